@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * user_events internals shared by the core (trace_events_user.c), the
+ * command parser (trace_events_user_parse.c) and the KUnit tests.
+ */
+#ifndef _TRACE_EVENTS_USER_H
+#define _TRACE_EVENTS_USER_H
+
+#include <linux/trace_events.h>
+#include <linux/types.h>
+
+/* A command, name and fields with its NUL, is at most this long */
+#define USER_EVENT_CMD_MAX	512
+
+/* char[N] and unsigned char[N]: 1 <= N <= USER_EVENT_ARRAY_MAX */
+#define USER_EVENT_ARRAY_MAX	1024
+
+/* Offset of the first field in a record: after the common header */
+#define USER_EVENT_FIELDS_START	((u32)sizeof(struct trace_entry))
+
+enum user_field_kind {
+	USER_FIELD_INT,		/* s8..u64, char, short, int and unsigned forms */
+	USER_FIELD_ARRAY,	/* char[N], unsigned char[N] */
+	USER_FIELD_STRUCT,	/* struct T name SIZE */
+	USER_FIELD_DATA_LOC,	/* __data_loc T[]: offset from record start */
+	USER_FIELD_REL_LOC,	/* __rel_loc T[]: offset from end of the word */
+};
+
+/**
+ * struct user_field - one field of a user event
+ * @type:	type as the format file shows it ("u32", "char[16]",
+ *		"__data_loc char[]", "struct foo")
+ * @name:	field name
+ * @offset:	offset in the record, counted from the start of the entry
+ *		(the first field is at USER_EVENT_FIELDS_START)
+ * @size:	bytes the field occupies in the fixed part of the record
+ * @kind:	enum user_field_kind
+ * @is_signed:	integer (or element) type is signed
+ * @is_string:	element type is char: printed with %s; for loc fields the
+ *		data must end with a NUL inside its bounds
+ * @filter_type: FILTER_* for trace_define_field()
+ */
+struct user_field {
+	char	*type;
+	char	*name;
+	u32	offset;
+	u32	size;
+	u8	kind;
+	bool	is_signed;
+	bool	is_string;
+	int	filter_type;
+};
+
+/**
+ * struct user_event_format - a parsed command
+ * @name:	event name, without flags
+ * @nr_fields:	number of entries in @fields
+ * @size:	record size without dynamic data: USER_EVENT_FIELDS_START plus
+ *		the sizes of all fields; a write must carry at least
+ *		@size - USER_EVENT_FIELDS_START payload bytes
+ * @nr_locs:	number of __data_loc/__rel_loc fields (0: nothing to validate)
+ * @fields:	the fields, in command order
+ */
+struct user_event_format {
+	char			*name;
+	u32			nr_fields;
+	u32			size;
+	u32			nr_locs;
+	struct user_field	fields[] __counted_by(nr_fields);
+};
+
+/*
+ * Errors of a command, in the form tracing_log_err() takes them: the
+ * index of a message in user_event_errs[] and the position of the
+ * offending token in the command.
+ */
+#define USER_EVENT_ERRORS						\
+	C(NONE,			"No error"),				\
+	C(CMD_TOO_LONG,		"Command too long"),			\
+	C(NO_NAME,		"Missing event name"),			\
+	C(BAD_NAME,		"Invalid character in event name"),	\
+	C(BAD_FLAG,		"Unknown flag"),			\
+	C(NO_FIELD_TYPE,	"Missing field type"),			\
+	C(BAD_TYPE,		"Unsupported field type"),		\
+	C(NO_FIELD_NAME,	"Missing field name"),			\
+	C(BAD_FIELD_NAME,	"Invalid field name"),			\
+	C(DUP_FIELD_NAME,	"Duplicate field name"),		\
+	C(BAD_SIZE,		"Invalid field size"),			\
+	C(SIZE_NOT_STRUCT,	"Size is only valid for struct types"),	\
+	C(STRUCT_NO_SIZE,	"Struct field needs a size"),		\
+	C(BAD_ARRAY_LEN,	"Invalid array length"),		\
+	C(TRAILING,		"Unexpected token"),			\
+	C(EMPTY_FIELD,		"Empty field"),				\
+	C(TOO_BIG,		"Event too large"),			\
+	C(NOT_PERMITTED,	"Operation not permitted"),		\
+	C(EVENT_EXISTS,		"Event exists with other fields"),	\
+	C(TOO_MANY,		"Too many events (kernel.user_events_max)"),\
+	C(NO_EVENT,		"No such event"),			\
+	C(EVENT_BUSY,		"Event is busy"),
+
+#undef C
+#define C(a, b)		USER_EVENT_ERR_##a
+enum user_event_err { USER_EVENT_ERRORS };
+#undef C
+
+extern const char *user_event_errs[];
+
+/**
+ * struct user_parse_err - where and why a command was rejected
+ * @type:	enum user_event_err
+ * @pos:	byte offset of the offending token in the command
+ */
+struct user_parse_err {
+	int	type;
+	int	pos;
+};
+
+int user_event_parse(const char *cmd, struct user_event_format **out,
+		     struct user_parse_err *err);
+int user_event_parse_fields(const char *name, const char *fields,
+			    struct user_event_format **out,
+			    struct user_parse_err *err);
+void user_event_format_free(struct user_event_format *fmt);
+bool user_event_format_equal(const struct user_event_format *a,
+			     const struct user_event_format *b);
+int user_event_format_fields_text(const struct user_event_format *fmt,
+				  char *buf, int len);
+char *user_event_print_fmt(const struct user_event_format *fmt);
+int user_event_validate(const struct user_event_format *fmt,
+			const void *entry, u32 len);
+void user_event_print_fields(struct trace_seq *s,
+			     const struct user_event_format *fmt,
+			     const void *entry, u32 len);
+
+#endif /* _TRACE_EVENTS_USER_H */

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared paths and helpers for the harness scripts.  Source, do not run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BASE=$BUILD/base
+LINUX=$BUILD/linux
+SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+# The Debian package the series targets (checked by base.sh).
+SRC_PKG=linux-source-6.12
+JOBS=${JOBS:-$(nproc)}
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo ">> $*" >&2; }
+
+# Serialise everything that writes build/linux or a kernel object tree, so
+# that two make invocations (or two developers' shells) never race.
+lock_build() {
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.lock"
+	flock 9
+}

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what a fresh Debian 12 machine lacks to build, boot and test the
+# series.  Idempotent and silent when everything is present.
+set -e
+
+PKGS="build-essential git flex bison bc libelf-dev libssl-dev dwarves ccache
+rsync cpio kmod python3 qemu-system-x86 linux-source-6.12 linux-perf trace-cmd
+bpftrace busybox-static sparse python3-sphinx perl xz-utils util-linux"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo ">> installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
