@@ -42,7 +42,7 @@ perl -0pi -e 's/\n#ifdef CONFIG_USER_EVENTS\n\tstruct user_event_mm\t+\*user_eve
 
 # Documentation, defconfigs, selftest list.
 sed -i '/^   user_events$/d' Documentation/trace/index.rst
-sed -i '/uapi\/linux\/user_events\.h/d' Documentation/userspace-api/ioctl/ioctl-number.rst
+sed -i '/uapi\/linux\/user_events\.h/{N;/mailto:linux-trace-kernel/d}' Documentation/userspace-api/ioctl/ioctl-number.rst
 sed -i '/^CONFIG_USER_EVENTS=/d' arch/s390/configs/debug_defconfig arch/s390/configs/defconfig
 sed -i '/^TARGETS += user_events$/d' tools/testing/selftests/Makefile
 

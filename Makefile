@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+# user_events for Linux 6.12: build, boot and test the patch series.
+# See README.md.  Everything lands under build/ (kept between runs).
+
+FLAVOUR ?= test
+S := scripts
+
+.PHONY: help deps base apply kernel headers user run shell check clean
+
+help:
+	@echo "make run      build the patched kernel, boot it, run the user_events demo"
+	@echo "make check    KUnit + kselftests on the debug kernel; ends 'N passed, N failed'"
+	@echo "make kernel   build/\$$FLAVOUR/arch/x86/boot/bzImage (FLAVOUR=test|bench)"
+	@echo "make headers  UAPI headers in build/\$$FLAVOUR/usr/include"
+	@echo "make shell    interactive shell in the guest"
+	@echo "scripts/vm.sh -- CMD   run one command in the guest"
+
+deps:
+	@$(S)/deps.sh
+
+base: deps
+	@$(S)/base.sh
+
+apply: base
+	@$(S)/apply.sh
+
+kernel: deps
+	@$(S)/build.sh $(FLAVOUR)
+
+headers: deps
+	@$(S)/build.sh $(FLAVOUR) -s headers
+	@echo "headers in build/$(FLAVOUR)/usr/include"
+
+user: kernel
+	@$(S)/build-user.sh $(FLAVOUR)
+
+run: user
+	@$(S)/vm.sh --flavour $(FLAVOUR) -- $(CURDIR)/$(S)/demo.sh $(CURDIR)/build/samples
+
+shell: kernel
+	@$(S)/vm.sh --flavour $(FLAVOUR) --shell
+
+check:
+	@$(S)/check.sh
+
+clean:
+	rm -rf build

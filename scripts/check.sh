@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: build the debug kernel, the kselftests and the samples, boot,
+# run everything, count KTAP results.  Last line: "N passed, N failed, N skipped".
+set -e
+. "$(dirname "$0")/common.sh"
+
+"$TOP/scripts/deps.sh"
+OUT=$BUILD/check
+rm -rf "$OUT"
+mkdir -p "$OUT/vm"
+
+"$TOP/scripts/tests/splat-scan-test.sh" >"$OUT/host.ktap" || true
+
+"$TOP/scripts/build.sh" test
+"$TOP/scripts/build-user.sh" test
+
+log "booting the test kernel for KUnit and the kselftests"
+set +e
+"$TOP/scripts/vm.sh" --flavour test --results "$OUT/vm" --timeout "${CHECK_TIMEOUT:-3600}" \
+	-- "$TOP/scripts/guest-check.sh" "$BUILD/kselftest/test"
+vmrc=$?
+set -e
+{
+	echo "TAP version 13"
+	echo "1..2"
+	if [ -s "$OUT/vm/rc" ]; then
+		echo "ok 1 guest_reported_status"
+	else
+		echo "not ok 1 guest_reported_status # timeout, panic or hang"
+	fi
+	if "$TOP/scripts/splat-scan.sh" "$OUT/vm/console.log" "$OUT/vm/dmesg.log" >"$OUT/splats.txt"; then
+		echo "ok 2 no_kernel_splat"
+	else
+		sed 's/^/# /' "$OUT/splats.txt"
+		echo "not ok 2 no_kernel_splat"
+	fi
+} >"$OUT/harness.ktap"
+
+# KUnit results are in the kernel log of the boot.
+grep -a -E '^\[ *[0-9]+\.[0-9]+\] ' "$OUT/vm/dmesg.log" 2>/dev/null |
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] ?//' |
+	awk '/^KTAP version 1$/ { on = 1 } on' >"$OUT/kunit.ktap" || true
+grep -q 'user_events' "$OUT/kunit.ktap" ||
+	printf 'TAP version 13\n1..1\nnot ok 1 kunit_user_events # suite not in the boot log\n' >>"$OUT/kunit.ktap"
+
+echo "== results (vm exit $vmrc): $OUT"
+exec "$TOP/scripts/ktap-count.py" "$OUT/host.ktap" "$OUT/kunit.ktap" \
+	"$OUT/vm/kselftest.ktap" "$OUT/vm/guest.ktap" "$OUT/harness.ktap"

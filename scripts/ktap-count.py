@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Count KTAP/TAP results: the leaf tests of every file given.
+
+  ktap-count.py [--list] FILE...
+
+Nesting comes from indentation (KUnit: four spaces a level) and from "# "
+prefixes (run_kselftest.sh wraps each test binary's output in them).  A
+result with results nested under it is a parent: only leaves are counted,
+except that a parent which says "not ok" while none of its leaves failed
+(a crash, a timeout) counts as one failure.  "# SKIP" results are skipped,
+never passed.  printk timestamps ("[  1.234] ") are ignored.
+
+Prints "N passed, N failed, N skipped"; exits 1 when anything failed or
+nothing ran.
+"""
+import re
+import sys
+
+RESULT = re.compile(r'^(?P<lead>(?:# |\s)*)(?P<not>not )?ok (?P<num>\d+)\b\s*(?P<rest>.*)$')
+STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def depth(lead):
+    d, i = 0, 0
+    while i < len(lead):
+        if lead.startswith('# ', i):
+            d += 1
+            i += 2
+        elif lead.startswith('    ', i):
+            d += 1
+            i += 4
+        else:
+            i += 1
+    return d
+
+
+def count(lines, listing, src):
+    passed = failed = skipped = 0
+    deeper = {}       # depth -> a result was seen deeper since the last at this depth
+    deeper_fail = {}  # depth -> a deeper result failed since then
+    for raw in lines:
+        line = STAMP.sub('', raw.rstrip('\r\n'))
+        m = RESULT.match(line)
+        if not m:
+            continue
+        d = depth(m.group('lead'))
+        ok = not m.group('not')
+        rest = m.group('rest')
+        directive = rest.split(' # ', 1)[1].strip().upper() if ' # ' in rest else \
+            (rest[2:].strip().upper() if rest.startswith('# ') else '')
+        parent = deeper.get(d, False)
+        child_failed = deeper_fail.get(d, False)
+        deeper[d] = deeper_fail[d] = False
+        for k in range(d):
+            deeper[k] = True
+            if not ok and not directive.startswith('SKIP'):
+                deeper_fail[k] = True
+        if parent:
+            if not ok and not child_failed and not directive.startswith('SKIP'):
+                failed += 1
+                for k in range(d):
+                    deeper_fail[k] = True
+                if listing:
+                    print('FAIL  %s: %s (crashed or timed out)' % (src, line.strip()))
+            continue
+        if directive.startswith('SKIP') or directive.startswith('TODO'):
+            skipped += 1
+            kind = 'SKIP'
+        elif ok:
+            passed += 1
+            kind = 'PASS'
+        else:
+            failed += 1
+            kind = 'FAIL'
+        if listing or kind == 'FAIL':
+            print('%-5s %s: %s' % (kind, src, line.strip()))
+    return passed, failed, skipped
+
+
+def main():
+    args = sys.argv[1:]
+    listing = '--list' in args
+    args = [a for a in args if a != '--list']
+    tp = tf = ts = 0
+    for path in args:
+        try:
+            with open(path, errors='replace') as f:
+                p, fl, s = count(f, listing, path.rsplit('/', 1)[-1])
+        except FileNotFoundError:
+            print('FAIL  %s: no results (file missing)' % path)
+            p, fl, s = 0, 1, 0
+        tp, tf, ts = tp + p, tf + fl, ts + s
+    print('%d passed, %d failed, %d skipped' % (tp, tf, ts))
+    return 1 if tf or not tp else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
