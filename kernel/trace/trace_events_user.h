@@ -18,6 +18,13 @@
 /* Offset of the first field in a record: after the common header */
 #define USER_EVENT_FIELDS_START	((u32)sizeof(struct trace_entry))
 
+/*
+ * Largest fixed part of a record (common header plus all fields), so
+ * that a record with some dynamic data still fits a ring-buffer page
+ * (whose usable size is a little under PAGE_SIZE).  Larger -> TOO_BIG.
+ */
+#define USER_EVENT_FIXED_MAX	((u32)(PAGE_SIZE - 256))
+
 enum user_field_kind {
 	USER_FIELD_INT,		/* s8..u64, char, short, int and unsigned forms */
 	USER_FIELD_ARRAY,	/* char[N], unsigned char[N] */

@@ -1,0 +1,994 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user_events: command parser, print_fmt generation and record checks.
+ *
+ * A command registers or names a user event:
+ *
+ *	name[:FLAG1[,FLAG2...]] [Field1[;Field2...]]
+ *
+ * and a field is "type name" or "struct type name size".  This file
+ * turns such a command into a struct user_event_format (the event name
+ * and its fields with type, size, offset and signedness), generates the
+ * print_fmt tools read from the format file, checks the __data_loc and
+ * __rel_loc words of a written record and prints a record for the trace
+ * file.  It knows nothing about tracefs, registrations or the ring
+ * buffer, so KUnit can test it directly (trace_events_user_kunit.c).
+ *
+ * Records are packed: the first field starts right after the common
+ * header (USER_EVENT_FIELDS_START) and each field follows the previous
+ * one without padding, as a writer lays the payload out.
+ */
+
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/trace_seq.h>
+#include <linux/unaligned.h>
+
+#include "trace_events_user.h"
+
+#undef C
+#define C(a, b)							\
+	[USER_EVENT_ERR_##a] = b
+
+/* Messages for tracing_log_err(), indexed by enum user_event_err */
+const char *user_event_errs[] = { USER_EVENT_ERRORS };
+
+#undef C
+
+/* Element and integer types, with their size in bytes */
+struct user_basic_type {
+	const char	*name;
+	u8		size;
+	bool		is_signed;
+};
+
+static const struct user_basic_type user_basic_types[] = {
+	{ "s8",			1, true },
+	{ "u8",			1, false },
+	{ "char",		1, true },
+	{ "unsigned char",	1, false },
+	{ "s16",		2, true },
+	{ "u16",		2, false },
+	{ "short",		2, true },
+	{ "unsigned short",	2, false },
+	{ "s32",		4, true },
+	{ "u32",		4, false },
+	{ "int",		4, true },
+	{ "unsigned int",	4, false },
+	{ "s64",		8, true },
+	{ "u64",		8, false },
+};
+
+/* Field names the common header already uses */
+static const char * const user_common_fields[] = {
+	"common_type",
+	"common_flags",
+	"common_preempt_count",
+	"common_pid",
+};
+
+/* A word of a field, and where it starts in the command */
+struct user_word {
+	const char	*s;
+	int		len;
+	int		pos;
+};
+
+/*
+ * The longest field is "struct T name SIZE" or "__data_loc unsigned
+ * char[] name": four words.  One more is kept to report what follows.
+ */
+#define USER_FIELD_WORDS	5
+
+/* A parsed field, before the format is allocated */
+struct user_field_tok {
+	const struct user_basic_type	*basic;	/* integer or element type */
+	struct user_word		tname;	/* struct: T */
+	struct user_word		name;
+	u32				array_len;	/* char[N]: N */
+	u32				size;
+	u8				kind;
+	int				pos;	/* first word of the field */
+};
+
+static int user_parse_fail(struct user_parse_err *err, int type, int pos)
+{
+	if (err) {
+		err->type = type;
+		err->pos = pos;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Commands are ASCII: the kernel's ctype also classifies Latin-1 bytes,
+ * which must not slip into names or act as separators.
+ */
+static bool user_is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool user_is_ident(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		(!first && c >= '0' && c <= '9');
+}
+
+static bool user_word_is(const struct user_word *w, const char *s)
+{
+	return strlen(s) == w->len && !memcmp(w->s, s, w->len);
+}
+
+/*
+ * Returns the offset of the first character of @s[0..@len) that cannot
+ * be part of a C identifier, or -1 if it is one.  An empty string fails
+ * at offset 0.
+ */
+static int user_ident_bad_char(const char *s, int len)
+{
+	int i;
+
+	for (i = 0; i < len; i++) {
+		if (!user_is_ident(s[i], !i))
+			return i;
+	}
+	return len ? -1 : 0;
+}
+
+/*
+ * A decimal or 0x hexadecimal number filling @s[0..@len), below 2^28.
+ * Unlike kstrtou32() no sign and no octal, and @s need not end there.
+ */
+static bool user_parse_num(const char *s, int len, u32 *val)
+{
+	int base = 10;
+	u32 v = 0;
+	int i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i >= len)
+		return false;
+
+	for (; i < len; i++) {
+		int d = hex_to_bin(s[i]);
+
+		if (d < 0 || d >= base || v >= (1U << 28) / base)
+			return false;
+		v = v * base + d;
+	}
+	*val = v;
+	return true;
+}
+
+/* Splits @s[0..@len) into whitespace-separated words */
+static int user_split_words(const char *s, int len, int pos,
+			    struct user_word *words)
+{
+	int n = 0;
+	int i = 0;
+
+	while (i < len && n < USER_FIELD_WORDS) {
+		int start;
+
+		while (i < len && user_is_space(s[i]))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && !user_is_space(s[i]))
+			i++;
+		words[n].s = s + start;
+		words[n].len = i - start;
+		words[n].pos = pos + start;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Parses an integer or element type: "unsigned" plus a word, or one
+ * word.  The word may carry a suffix starting with '[', returned in
+ * @suffix (empty if there is none).  Advances *@i past the type.
+ */
+static int user_parse_basic(const struct user_word *words, int nr, int *i,
+			    const struct user_basic_type **type,
+			    struct user_word *suffix,
+			    struct user_parse_err *err)
+{
+	const struct user_word *w = &words[*i];
+	char name[sizeof("unsigned short")];
+	const char *bracket;
+	int base_len;
+	int prefix;
+	int start;
+	int j;
+
+	if (user_word_is(w, "unsigned")) {
+		if (*i + 1 >= nr)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       w->pos);
+		start = w->pos;
+		w = &words[++*i];
+		strscpy(name, "unsigned ", sizeof(name));
+	} else {
+		start = w->pos;
+		name[0] = '\0';
+	}
+	(*i)++;
+
+	bracket = memchr(w->s, '[', w->len);
+	base_len = bracket ? bracket - w->s : w->len;
+	suffix->s = w->s + base_len;
+	suffix->len = w->len - base_len;
+	suffix->pos = w->pos + base_len;
+
+	prefix = strlen(name);
+	if (prefix + base_len >= sizeof(name))
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, start);
+	memcpy(name + prefix, w->s, base_len);
+	name[prefix + base_len] = '\0';
+
+	for (j = 0; j < ARRAY_SIZE(user_basic_types); j++) {
+		if (!strcmp(name, user_basic_types[j].name)) {
+			*type = &user_basic_types[j];
+			return 0;
+		}
+	}
+	return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, start);
+}
+
+/* The type part of a field: everything before its name */
+static int user_parse_type(const struct user_word *words, int nr, int *i,
+			   struct user_field_tok *tok,
+			   struct user_parse_err *err)
+{
+	const struct user_word *w = &words[*i];
+	struct user_word suffix;
+	int ret;
+
+	if (user_word_is(w, "struct")) {
+		if (*i + 1 >= nr ||
+		    user_ident_bad_char(words[*i + 1].s, words[*i + 1].len) >= 0)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       *i + 1 < nr ? words[*i + 1].pos :
+					       w->pos);
+		tok->kind = USER_FIELD_STRUCT;
+		tok->tname = words[*i + 1];
+		*i += 2;
+		return 0;
+	}
+
+	if (user_word_is(w, "__data_loc") || user_word_is(w, "__rel_loc")) {
+		tok->kind = user_word_is(w, "__data_loc") ?
+			USER_FIELD_DATA_LOC : USER_FIELD_REL_LOC;
+		if (++*i >= nr)
+			return user_parse_fail(err, USER_EVENT_ERR_NO_FIELD_TYPE,
+					       w->pos + w->len);
+		w = &words[*i];
+		ret = user_parse_basic(words, nr, i, &tok->basic, &suffix, err);
+		if (ret)
+			return ret;
+		if (!user_word_is(&suffix, "[]"))
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       w->pos);
+		tok->size = sizeof(u32);
+		return 0;
+	}
+
+	ret = user_parse_basic(words, nr, i, &tok->basic, &suffix, err);
+	if (ret)
+		return ret;
+	if (!suffix.len) {
+		tok->kind = USER_FIELD_INT;
+		tok->size = tok->basic->size;
+		return 0;
+	}
+
+	/* Arrays exist of char and unsigned char only */
+	if (strcmp(tok->basic->name, "char") &&
+	    strcmp(tok->basic->name, "unsigned char"))
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, w->pos);
+
+	if (suffix.len < 2 || suffix.s[suffix.len - 1] != ']' ||
+	    !user_parse_num(suffix.s + 1, suffix.len - 2, &tok->array_len) ||
+	    !tok->array_len || tok->array_len > USER_EVENT_ARRAY_MAX)
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_ARRAY_LEN,
+				       suffix.pos + 1);
+	tok->kind = USER_FIELD_ARRAY;
+	tok->size = tok->array_len;
+	return 0;
+}
+
+static int user_check_field_name(const struct user_word *w,
+				 struct user_parse_err *err)
+{
+	int bad = user_ident_bad_char(w->s, w->len);
+	int i;
+
+	if (bad >= 0)
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_FIELD_NAME,
+				       w->pos + bad);
+
+	for (i = 0; i < ARRAY_SIZE(user_common_fields); i++) {
+		if (user_word_is(w, user_common_fields[i]))
+			return user_parse_fail(err,
+					       USER_EVENT_ERR_BAD_FIELD_NAME,
+					       w->pos);
+	}
+	return 0;
+}
+
+/* One field, @s[0..@len), known to hold at least one word */
+static int user_parse_field(const char *s, int len, int pos,
+			    struct user_field_tok *tok,
+			    struct user_parse_err *err)
+{
+	struct user_word words[USER_FIELD_WORDS];
+	const struct user_word *last;
+	int nr = user_split_words(s, len, pos, words);
+	int i = 0;
+	int ret;
+
+	tok->pos = words[0].pos;
+	ret = user_parse_type(words, nr, &i, tok, err);
+	if (ret)
+		return ret;
+
+	if (i >= nr) {
+		last = &words[nr - 1];
+		return user_parse_fail(err, USER_EVENT_ERR_NO_FIELD_NAME,
+				       last->pos + last->len);
+	}
+	tok->name = words[i++];
+	ret = user_check_field_name(&tok->name, err);
+	if (ret)
+		return ret;
+
+	if (tok->kind == USER_FIELD_STRUCT) {
+		if (i >= nr)
+			return user_parse_fail(err,
+					       USER_EVENT_ERR_STRUCT_NO_SIZE,
+					       tok->name.pos + tok->name.len);
+		if (!user_parse_num(words[i].s, words[i].len, &tok->size) ||
+		    !tok->size)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_SIZE,
+					       words[i].pos);
+		if (tok->size > USER_EVENT_FIXED_MAX - USER_EVENT_FIELDS_START)
+			return user_parse_fail(err, USER_EVENT_ERR_TOO_BIG,
+					       words[i].pos);
+		i++;
+	} else if (i < nr && isdigit(words[i].s[0])) {
+		return user_parse_fail(err, USER_EVENT_ERR_SIZE_NOT_STRUCT,
+				       words[i].pos);
+	}
+
+	if (i < nr)
+		return user_parse_fail(err, USER_EVENT_ERR_TRAILING,
+				       words[i].pos);
+	return 0;
+}
+
+/*
+ * The type of a field as the format file shows it, snprintf() style.
+ * Array lengths are written in decimal whatever the command used.
+ */
+static int user_tok_type(const struct user_field_tok *tok, char *buf, int len)
+{
+	switch (tok->kind) {
+	case USER_FIELD_ARRAY:
+		return snprintf(buf, len, "%s[%u]", tok->basic->name,
+				tok->array_len);
+	case USER_FIELD_STRUCT:
+		return snprintf(buf, len, "struct %.*s", tok->tname.len,
+				tok->tname.s);
+	case USER_FIELD_DATA_LOC:
+		return snprintf(buf, len, "__data_loc %s[]", tok->basic->name);
+	case USER_FIELD_REL_LOC:
+		return snprintf(buf, len, "__rel_loc %s[]", tok->basic->name);
+	default:
+		return snprintf(buf, len, "%s", tok->basic->name);
+	}
+}
+
+static bool user_tok_is_string(const struct user_field_tok *tok)
+{
+	return tok->kind != USER_FIELD_INT && tok->basic &&
+		!strcmp(tok->basic->name, "char");
+}
+
+static int user_tok_filter_type(const struct user_field_tok *tok)
+{
+	if (!user_tok_is_string(tok))
+		return FILTER_OTHER;
+
+	switch (tok->kind) {
+	case USER_FIELD_ARRAY:
+		return FILTER_STATIC_STRING;
+	case USER_FIELD_DATA_LOC:
+		return FILTER_DYN_STRING;
+	case USER_FIELD_REL_LOC:
+		return FILTER_RDYN_STRING;
+	default:
+		return FILTER_OTHER;
+	}
+}
+
+/* Allocates the format of @name and @toks: one block, strings packed */
+static struct user_event_format *
+user_format_alloc(const struct user_word *name,
+		  const struct user_field_tok *toks, int nr)
+{
+	struct user_event_format *fmt;
+	size_t strings = name->len + 1;
+	u32 offset = USER_EVENT_FIELDS_START;
+	char *p;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		strings += user_tok_type(&toks[i], NULL, 0) + 1 +
+			toks[i].name.len + 1;
+
+	fmt = kzalloc(struct_size(fmt, fields, nr) + strings, GFP_KERNEL);
+	if (!fmt)
+		return NULL;
+
+	fmt->nr_fields = nr;
+	p = (char *)fmt + struct_size(fmt, fields, nr);
+	fmt->name = p;
+	memcpy(p, name->s, name->len);
+	p += name->len + 1;
+
+	for (i = 0; i < nr; i++) {
+		const struct user_field_tok *tok = &toks[i];
+		struct user_field *field = &fmt->fields[i];
+		int len = user_tok_type(tok, NULL, 0) + 1;
+
+		field->type = p;
+		user_tok_type(tok, p, len);
+		p += len;
+		field->name = p;
+		memcpy(p, tok->name.s, tok->name.len);
+		p += tok->name.len + 1;
+
+		field->offset = offset;
+		field->size = tok->size;
+		field->kind = tok->kind;
+		field->is_signed = tok->basic && tok->basic->is_signed;
+		field->is_string = user_tok_is_string(tok);
+		field->filter_type = user_tok_filter_type(tok);
+		offset += tok->size;
+
+		if (tok->kind == USER_FIELD_DATA_LOC ||
+		    tok->kind == USER_FIELD_REL_LOC)
+			fmt->nr_locs++;
+	}
+	fmt->size = offset;
+	return fmt;
+}
+
+/*
+ * Parses the fields text @fields (positions in the command start at
+ * @pos) and builds the format of event @name.
+ */
+static int user_parse_build(const struct user_word *name, const char *fields,
+			    int pos, struct user_event_format **out,
+			    struct user_parse_err *err)
+{
+	struct user_field_tok *toks = NULL;
+	u32 total = USER_EVENT_FIELDS_START;
+	const char *seg = fields;
+	int max = 1;
+	int nr = 0;
+	int ret = 0;
+	int i;
+
+	for (i = 0; fields[i]; i++)
+		max += fields[i] == ';';
+
+	toks = kcalloc(max, sizeof(*toks), GFP_KERNEL);
+	if (!toks)
+		return -ENOMEM;
+
+	for (;;) {
+		const char *end = strchrnul(seg, ';');
+		int seg_pos = pos + (seg - fields);
+		struct user_field_tok *tok = &toks[nr];
+		const char *p = seg;
+
+		while (p < end && user_is_space(*p))
+			p++;
+		if (p == end) {
+			/* Nothing at all, or one ';' closing the last field */
+			if (!*end)
+				break;
+			ret = user_parse_fail(err, USER_EVENT_ERR_EMPTY_FIELD,
+					      pos + (end - fields));
+			goto out;
+		}
+
+		ret = user_parse_field(seg, end - seg, seg_pos, tok, err);
+		if (ret)
+			goto out;
+
+		for (i = 0; i < nr; i++) {
+			if (toks[i].name.len == tok->name.len &&
+			    !memcmp(toks[i].name.s, tok->name.s, tok->name.len)) {
+				ret = user_parse_fail(err,
+						      USER_EVENT_ERR_DUP_FIELD_NAME,
+						      tok->name.pos);
+				goto out;
+			}
+		}
+
+		total += tok->size;
+		if (total > USER_EVENT_FIXED_MAX) {
+			ret = user_parse_fail(err, USER_EVENT_ERR_TOO_BIG,
+					      tok->pos);
+			goto out;
+		}
+		nr++;
+
+		if (!*end)
+			break;
+		seg = end + 1;
+	}
+
+	*out = user_format_alloc(name, toks, nr);
+	if (!*out)
+		ret = -ENOMEM;
+out:
+	kfree(toks);
+	return ret;
+}
+
+static void user_parse_init(struct user_event_format **out,
+			    struct user_parse_err *err)
+{
+	*out = NULL;
+	if (err) {
+		err->type = USER_EVENT_ERR_NONE;
+		err->pos = 0;
+	}
+}
+
+/**
+ * user_event_parse - parse a user_events command
+ * @cmd:	"name[:FLAG1[,FLAG2...]] [Field1[;Field2...]]"
+ * @out:	on success, the parsed format (free with user_event_format_free())
+ * @err:	on -EINVAL, why and where (byte offset in @cmd); may be NULL
+ *
+ * Leading and trailing whitespace and whitespace around ';' are ignored;
+ * one ';' may close the last field.  No text flags exist: any ":FLAG" is
+ * rejected.  The whole command must fit USER_EVENT_CMD_MAX bytes with its
+ * NUL, and the fixed part of a record USER_EVENT_FIXED_MAX bytes.
+ *
+ * Return: 0, -EINVAL for a malformed command, or -ENOMEM.
+ */
+int user_event_parse(const char *cmd, struct user_event_format **out,
+		     struct user_parse_err *err)
+{
+	struct user_word name;
+	const char *p;
+	int bad;
+
+	user_parse_init(out, err);
+
+	if (strnlen(cmd, USER_EVENT_CMD_MAX) >= USER_EVENT_CMD_MAX)
+		return user_parse_fail(err, USER_EVENT_ERR_CMD_TOO_LONG, 0);
+
+	p = cmd;
+	while (user_is_space(*p))
+		p++;
+	name.s = p;
+	name.pos = p - cmd;
+	while (*p && !user_is_space(*p) && *p != ':')
+		p++;
+	name.len = p - name.s;
+
+	if (!name.len)
+		return user_parse_fail(err, USER_EVENT_ERR_NO_NAME, name.pos);
+	bad = user_ident_bad_char(name.s, name.len);
+	if (bad >= 0)
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME,
+				       name.pos + bad);
+	if (*p == ':')
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_FLAG,
+				       p + 1 - cmd);
+
+	return user_parse_build(&name, p, p - cmd, out, err);
+}
+
+/**
+ * user_event_parse_fields - parse an event name and its fields separately
+ * @name:	event name, without flags
+ * @fields:	"Field1[;Field2...]"; NULL or "" for an event without fields
+ * @out:	on success, the parsed format (free with user_event_format_free())
+ * @err:	on -EINVAL, why and where; positions count in the command
+ *		"@name @fields" (name, one space, fields); may be NULL
+ *
+ * The same rules as user_event_parse() apply, for dynamic_events
+ * commands that carry the name and the fields apart ("-:name fields").
+ *
+ * Return: 0, -EINVAL for a malformed name or fields, or -ENOMEM.
+ */
+int user_event_parse_fields(const char *name, const char *fields,
+			    struct user_event_format **out,
+			    struct user_parse_err *err)
+{
+	struct user_word w;
+	size_t flen;
+	int bad;
+
+	user_parse_init(out, err);
+
+	if (!fields)
+		fields = "";
+	w.s = name;
+	w.len = strnlen(name, USER_EVENT_CMD_MAX);
+	w.pos = 0;
+	flen = strnlen(fields, USER_EVENT_CMD_MAX);
+	if (w.len + 1 + flen >= USER_EVENT_CMD_MAX)
+		return user_parse_fail(err, USER_EVENT_ERR_CMD_TOO_LONG, 0);
+
+	if (!w.len)
+		return user_parse_fail(err, USER_EVENT_ERR_NO_NAME, 0);
+	bad = user_ident_bad_char(w.s, w.len);
+	if (bad >= 0)
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME, bad);
+
+	return user_parse_build(&w, fields, w.len + 1, out, err);
+}
+
+/**
+ * user_event_format_free - free a format from user_event_parse()
+ * @fmt:	the format, or NULL
+ */
+void user_event_format_free(struct user_event_format *fmt)
+{
+	kfree(fmt);
+}
+
+/**
+ * user_event_format_equal - whether two formats describe the same event
+ * @a:	a format
+ * @b:	another format
+ *
+ * Formats are equal when they have the same name and the same fields
+ * (type, name and size) in the same order, however the commands were
+ * spaced: "u32 a;u32 b" equals "u32 a; u32 b".
+ *
+ * Return: true if @a and @b are equal.
+ */
+bool user_event_format_equal(const struct user_event_format *a,
+			     const struct user_event_format *b)
+{
+	u32 i;
+
+	if (strcmp(a->name, b->name) || a->nr_fields != b->nr_fields)
+		return false;
+
+	for (i = 0; i < a->nr_fields; i++) {
+		const struct user_field *fa = &a->fields[i];
+		const struct user_field *fb = &b->fields[i];
+
+		if (fa->size != fb->size || strcmp(fa->type, fb->type) ||
+		    strcmp(fa->name, fb->name))
+			return false;
+	}
+	return true;
+}
+
+/* Appends to @buf at @pos like snprintf(); returns the new position */
+static __printf(4, 5) int user_cat(char *buf, int len, int pos,
+				   const char *f, ...)
+{
+	va_list args;
+	int n;
+
+	va_start(args, f);
+	n = vsnprintf(pos < len ? buf + pos : NULL, pos < len ? len - pos : 0,
+		      f, args);
+	va_end(args);
+	return pos + n;
+}
+
+/**
+ * user_event_format_fields_text - the fields of a format as command text
+ * @fmt:	the format
+ * @buf:	where to write, may be NULL if @len is 0
+ * @len:	size of @buf
+ *
+ * Writes the canonical fields text, "u32 a; char[16] s; struct x y 20",
+ * which user_event_parse_fields() parses back into an equal format.
+ * An event without fields gives "".
+ *
+ * Return: the length of the whole text (without its NUL), as snprintf().
+ */
+int user_event_format_fields_text(const struct user_event_format *fmt,
+				  char *buf, int len)
+{
+	int pos = 0;
+	u32 i;
+
+	if (len > 0)
+		buf[0] = '\0';
+
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct user_field *field = &fmt->fields[i];
+
+		pos = user_cat(buf, len, pos, "%s%s %s", i ? "; " : "",
+			       field->type, field->name);
+		if (field->kind == USER_FIELD_STRUCT)
+			pos = user_cat(buf, len, pos, " %u", field->size);
+	}
+	return pos;
+}
+
+static const char *user_field_conv(const struct user_field *field)
+{
+	if (field->kind != USER_FIELD_INT)
+		return "%s";
+	if (!field->is_signed)
+		return field->size == 8 ? "%llu" : "%u";
+
+	/* libtraceevent sign-extends a short field only if told its size */
+	switch (field->size) {
+	case 1:
+		return "%hhd";
+	case 2:
+		return "%hd";
+	case 4:
+		return "%d";
+	default:
+		return "%lld";
+	}
+}
+
+static int user_field_arg(const struct user_field *field, char *buf, int len,
+			  int pos)
+{
+	const char *n = field->name;
+
+	switch (field->kind) {
+	case USER_FIELD_INT:
+		return user_cat(buf, len, pos, "REC->%s", n);
+	case USER_FIELD_ARRAY:
+	case USER_FIELD_STRUCT:
+		if (field->is_string)
+			return user_cat(buf, len, pos, "REC->%s", n);
+		return user_cat(buf, len, pos, "__print_hex(REC->%s, %u)", n,
+				field->size);
+	case USER_FIELD_DATA_LOC:
+		if (field->is_string)
+			return user_cat(buf, len, pos, "__get_str(%s)", n);
+		return user_cat(buf, len, pos,
+				"__print_hex(__get_dynamic_array(%s), __get_dynamic_array_len(%s))",
+				n, n);
+	default:
+		if (field->is_string)
+			return user_cat(buf, len, pos, "__get_rel_str(%s)", n);
+		/*
+		 * The length is the high half of the word, as for
+		 * __data_loc; libtraceevent 1.7 crashes on the
+		 * __get_rel_dynamic_array_len() of a __rel_loc field.
+		 */
+		return user_cat(buf, len, pos,
+				"__print_hex(__get_rel_dynamic_array(%s), REC->%s >> 16)",
+				n, n);
+	}
+}
+
+static int user_print_fmt_text(const struct user_event_format *fmt,
+			       char *buf, int len)
+{
+	int pos = 0;
+	u32 i;
+
+	pos = user_cat(buf, len, pos, "\"");
+	for (i = 0; i < fmt->nr_fields; i++)
+		pos = user_cat(buf, len, pos, "%s%s=%s", i ? " " : "",
+			       fmt->fields[i].name,
+			       user_field_conv(&fmt->fields[i]));
+	pos = user_cat(buf, len, pos, "\"");
+
+	for (i = 0; i < fmt->nr_fields; i++) {
+		pos = user_cat(buf, len, pos, ", ");
+		pos = user_field_arg(&fmt->fields[i], buf, len, pos);
+	}
+	return pos;
+}
+
+/**
+ * user_event_print_fmt - the print_fmt of an event's format file
+ * @fmt:	the format
+ *
+ * The text is what libtraceevent (perf, trace-cmd) parses to print a
+ * record: integers with %u/%d (%llu/%lld for 8 bytes, %hhd/%hd for
+ * signed 1 and 2 bytes, which libtraceevent sign-extends), char arrays and
+ * char __data_loc/__rel_loc strings with %s, other arrays and structs
+ * with __print_hex(), e.g. "a=%u s=%s d=%s", REC->a, REC->s, __get_str(d).
+ * An event without fields gives "".
+ *
+ * Return: a kmalloc'd string (kfree() it), or NULL without memory.
+ */
+char *user_event_print_fmt(const struct user_event_format *fmt)
+{
+	int len = user_print_fmt_text(fmt, NULL, 0) + 1;
+	char *buf = kmalloc(len, GFP_KERNEL);
+
+	if (buf)
+		user_print_fmt_text(fmt, buf, len);
+	return buf;
+}
+
+/*
+ * Where the data of loc field @field lies in a record of @len bytes.
+ * False if the word at the field or the data is out of bounds.
+ */
+static bool user_loc_data(const struct user_field *field, const void *entry,
+			  u32 len, u32 *start, u32 *size)
+{
+	u32 word;
+
+	if (field->offset + sizeof(u32) > len)
+		return false;
+
+	word = get_unaligned((const u32 *)(entry + field->offset));
+	*size = word >> 16;
+	*start = word & 0xffff;
+	if (field->kind == USER_FIELD_REL_LOC)
+		*start += field->offset + sizeof(u32);
+
+	return *start >= USER_EVENT_FIELDS_START && *start <= len &&
+		*size <= len - *start;
+}
+
+/**
+ * user_event_validate - check the dynamic fields of a written record
+ * @fmt:	the event's format
+ * @entry:	the record, common header first
+ * @len:	length of the whole record
+ *
+ * Each __data_loc word (data at its offset from the record start) and
+ * __rel_loc word (data at its offset from the end of the word) must
+ * point within the record after the common header; char data must be at
+ * least one byte and end with a NUL.  Words may be unaligned.  Called
+ * for every write: no allocation, no locks.
+ *
+ * Return: 0 if the record is fine, -EFAULT if not.
+ */
+int user_event_validate(const struct user_event_format *fmt,
+			const void *entry, u32 len)
+{
+	u32 start, size;
+	u32 i;
+
+	if (likely(!fmt->nr_locs))
+		return 0;
+
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct user_field *field = &fmt->fields[i];
+
+		if (field->kind != USER_FIELD_DATA_LOC &&
+		    field->kind != USER_FIELD_REL_LOC)
+			continue;
+
+		if (!user_loc_data(field, entry, len, &start, &size))
+			return -EFAULT;
+
+		if (field->is_string &&
+		    (!size || ((const char *)entry)[start + size - 1]))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static void user_print_hex(struct trace_seq *s, const u8 *p, u32 size)
+{
+	u32 n;
+
+	if (!size)
+		return;
+
+	trace_seq_puts(s, "0x");
+	while (size) {
+		/* %ph prints at most 64 bytes at once */
+		n = min(size, 64U);
+		trace_seq_printf(s, "%*phN", (int)n, p);
+		p += n;
+		size -= n;
+	}
+}
+
+static void user_print_int(struct trace_seq *s, const struct user_field *field,
+			   const void *p)
+{
+	u64 v;
+
+	switch (field->size) {
+	case 1:
+		v = field->is_signed ? (s64)*(const s8 *)p : *(const u8 *)p;
+		break;
+	case 2:
+		v = get_unaligned((const u16 *)p);
+		if (field->is_signed)
+			v = (s64)(s16)v;
+		break;
+	case 4:
+		v = get_unaligned((const u32 *)p);
+		if (field->is_signed)
+			v = (s64)(s32)v;
+		break;
+	default:
+		v = get_unaligned((const u64 *)p);
+		break;
+	}
+
+	if (field->is_signed)
+		trace_seq_printf(s, "%lld", (s64)v);
+	else
+		trace_seq_printf(s, "%llu", v);
+}
+
+/**
+ * user_event_print_fields - print a record for the trace file
+ * @s:		where to print
+ * @fmt:	the event's format
+ * @entry:	the record, common header first
+ * @len:	length of the whole record
+ *
+ * Prints "name=value" for each field, separated by spaces: integers in
+ * decimal, char arrays and strings as text, other arrays and structs as
+ * 0x and their bytes in hex.  Nothing is read beyond @len bytes; a
+ * field out of bounds prints as "(bad)".
+ */
+void user_event_print_fields(struct trace_seq *s,
+			     const struct user_event_format *fmt,
+			     const void *entry, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct user_field *field = &fmt->fields[i];
+		const void *p = entry + field->offset;
+		u32 start, size;
+
+		trace_seq_printf(s, "%s%s=", i ? " " : "", field->name);
+
+		if (field->offset + field->size > len) {
+			trace_seq_puts(s, "(bad)");
+			continue;
+		}
+
+		switch (field->kind) {
+		case USER_FIELD_INT:
+			user_print_int(s, field, p);
+			continue;
+		case USER_FIELD_ARRAY:
+		case USER_FIELD_STRUCT:
+			start = field->offset;
+			size = field->size;
+			break;
+		default:
+			if (!user_loc_data(field, entry, len, &start, &size)) {
+				trace_seq_puts(s, "(bad)");
+				continue;
+			}
+			break;
+		}
+
+		p = entry + start;
+		if (field->is_string)
+			trace_seq_printf(s, "%.*s", (int)strnlen(p, size),
+					 (const char *)p);
+		else
+			user_print_hex(s, p, size);
+	}
+}
