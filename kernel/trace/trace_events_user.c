@@ -1,0 +1,1801 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user_events: trace events that user processes register and write.
+ *
+ * Three flows meet in this file (the ABI is in
+ * Documentation/trace/user_events.rst):
+ *
+ * Register: DIAG_IOCSREG on tracefs/user_events_data checks the user_reg,
+ * parses its command (trace_events_user_parse.c), finds or creates the
+ * event under event_mutex, records an enabler (mm, address, bit) for the
+ * caller's mm, writes the bit to reflect the event's state and hands out
+ * a write index of the file.
+ *
+ * Attach: ftrace enable or perf open reaches user_event_reg(), which hooks
+ * the probe onto the event's private tracepoint and recomputes the
+ * event's status from the probes on it.  When the event turns on or off,
+ * the bit of every enabler of that event (and of no other) is updated
+ * before the callback returns: pin the page, atomic bit operation, unpin.
+ * A word whose page is not present is faulted in by a work item, at most
+ * USER_EVENT_FAULT_TRIES times.
+ *
+ * Write: write()/writev() of index + payload.  The index picks the event
+ * from the file's RCU-protected array; then, with preemption off, each
+ * probe on the tracepoint reserves its record (ftrace ring buffer or perf
+ * buffer), copies the payload without faulting, validates __data_loc and
+ * __rel_loc fields and commits, or discards and fails with EFAULT.
+ *
+ * Lifetime: an event is referenced by every write index handed out (until
+ * the file is released) and by every enabler (until DIAG_IOCSUNREG, the
+ * release of the file it was registered through, execve or exit).  The
+ * last reference is dropped under event_mutex and a non-persistent event
+ * is deleted right then.
+ *
+ * Locking, outermost first:
+ *   event_mutex		events, their refs reaching 0, status
+ *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
+ *   user_event_mm_mutex	user_event_mms, enablers and their lists
+ *   mmap_lock			of the mm whose word is written
+ * event_mutex and user_event_file.lock are never held together.  The
+ * write path takes no lock: RCU for the index array and the tracepoint.
+ */
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/hashtable.h>
+#include <linux/highmem.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/sched/mm.h>
+#include <linux/sysctl.h>
+#include <linux/tracefs.h>
+#include <linux/uio.h>
+#include <linux/user_events.h>
+#include <linux/userfaultfd_k.h>
+#include <linux/workqueue.h>
+
+#include "trace.h"
+#include "trace_dynevent.h"
+#include "trace_events_user.h"
+
+#define USER_EVENT_LOC		"user_events"
+
+/* Attempts to fault in a word before giving up until the next toggle */
+#define USER_EVENT_FAULT_TRIES	3
+
+/* A record's payload can never exceed what a __data_loc word addresses */
+#define USER_EVENT_PAYLOAD_MAX	(U16_MAX - USER_EVENT_FIELDS_START)
+
+/* user_event.status: what is attached to the event's tracepoint */
+#define USER_EVENT_USED_FTRACE	BIT(0)
+#define USER_EVENT_USED_PERF	BIT(1)
+#define USER_EVENT_USED_OTHER	BIT(2)
+
+/**
+ * struct user_event - one event, single- or multi-format
+ * @devent:	entry in dynamic_events
+ * @call:	the trace event
+ * @class:	its class (system, fields, reg callback, probes)
+ * @tp:		private tracepoint; tp.funcs are the probes a write runs
+ * @node:	in user_event_table, keyed by format name (event_mutex)
+ * @fmt:	the parsed format
+ * @enablers:	enablers of this event (user_event_mm_mutex)
+ * @refs:	write indexes and enablers referring to the event; it only
+ *		goes from 0 to 1 and from 1 to 0 under event_mutex
+ * @status:	USER_EVENT_USED_*, written under event_mutex and
+ *		user_event_mm_mutex
+ * @persist:	stays when @refs drops to 0 (event_mutex)
+ * @multi:	multi-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM
+ */
+struct user_event {
+	struct dyn_event		devent;
+	struct trace_event_call		call;
+	struct trace_event_class	class;
+	struct tracepoint		tp;
+	struct hlist_node		node;
+	struct user_event_format	*fmt;
+	struct list_head		enablers;
+	atomic_t			refs;
+	unsigned int			status;
+	bool				persist;
+	bool				multi;
+};
+
+/**
+ * struct user_event_mm - the registrations of one mm
+ * @node:	in user_event_mm_table, keyed by @mm
+ * @enablers:	the enablers of this mm
+ * @mm:		the mm (mmgrab()ed; pages are touched only under mmget)
+ * @tasks:	tasks whose ->user_event_mm points here
+ * @refs:	one while @tasks is non-zero, one per queued fault
+ *
+ * All fields but @refs are under user_event_mm_mutex.
+ */
+struct user_event_mm {
+	struct hlist_node	node;
+	struct list_head	enablers;
+	struct mm_struct	*mm;
+	unsigned int		tasks;
+	refcount_t		refs;
+};
+
+/**
+ * struct user_event_enabler - a bit in user memory that mirrors an event
+ * @mm_link:	in user_event_mm.enablers
+ * @event_link:	in user_event.enablers
+ * @file_link:	in user_event_file.enablers
+ * @node:	in user_event_word_table, keyed by mm and word
+ * @event:	the event (holds a reference)
+ * @uemm:	the mm it belongs to
+ * @file:	the file it was registered through
+ * @addr:	enable_addr as registered
+ * @bit:	enable_bit as registered
+ * @size:	enable_size: 4 or 8
+ * @fault_tries: faults queued since the event last toggled
+ * @fault_pending: a fault of the word is queued
+ * @resync:	the word may be stale (fork)
+ *
+ * All fields are under user_event_mm_mutex.
+ */
+struct user_event_enabler {
+	struct list_head	mm_link;
+	struct list_head	event_link;
+	struct list_head	file_link;
+	struct hlist_node	node;
+	struct user_event	*event;
+	struct user_event_mm	*uemm;
+	struct user_event_file	*file;
+	unsigned long		addr;
+	u8			bit;
+	u8			size;
+	u8			fault_tries;
+	bool			fault_pending;
+	bool			resync;
+};
+
+/* The events a file handed out write indexes for, by index */
+struct user_event_refs {
+	struct rcu_head		rcu;
+	u32			count;
+	struct user_event	*events[] __counted_by(count);
+};
+
+/**
+ * struct user_event_file - an open user_events_data
+ * @lock:	serializes DIAG_IOCSREG on the file
+ * @refs:	write index -> event (RCU for the write path, @lock to change)
+ * @enablers:	enablers registered through this file (user_event_mm_mutex)
+ */
+struct user_event_file {
+	struct mutex			lock;	/* DIAG_IOCSREG */
+	struct user_event_refs __rcu	*refs;
+	struct list_head		enablers;
+};
+
+/* A queued fault-in of an enable word; it finds its enabler again */
+struct user_event_fault {
+	struct work_struct	work;
+	struct user_event_mm	*uemm;
+	unsigned long		addr;
+	u8			bit;
+};
+
+static DEFINE_HASHTABLE(user_event_table, 8);
+static unsigned int user_event_count;
+static u64 user_event_multi_id;
+static unsigned int user_events_max = 32768;
+
+static DEFINE_MUTEX(user_event_mm_mutex);
+static DEFINE_HASHTABLE(user_event_mm_table, 6);
+static DEFINE_HASHTABLE(user_event_word_table, 10);
+static unsigned int user_event_mm_count;
+
+enum {
+	USER_BUSY_REFS,
+	USER_BUSY_FTRACE,
+	USER_BUSY_PERF,
+	USER_BUSY_OTHER,
+};
+
+/* Why DIAG_IOCSDEL or "-:" could not delete an event, for error_log */
+static const char * const user_event_busy_errs[] = {
+	"Event is busy: registered by a process or open in user_events_data",
+	"Event is busy: enabled in ftrace",
+	"Event is busy: in use by perf or eBPF",
+	"Event is busy: in use by another trace event",
+};
+
+static int user_event_dyn_create(const char *raw_command);
+static int user_event_dyn_show(struct seq_file *m, struct dyn_event *ev);
+static bool user_event_dyn_is_busy(struct dyn_event *ev);
+static int user_event_dyn_free(struct dyn_event *ev);
+static bool user_event_dyn_match(const char *system, const char *event,
+				 int argc, const char **argv,
+				 struct dyn_event *ev);
+
+static struct dyn_event_operations user_event_dyn_ops = {
+	.create		= user_event_dyn_create,
+	.show		= user_event_dyn_show,
+	.is_busy	= user_event_dyn_is_busy,
+	.free		= user_event_dyn_free,
+	.match		= user_event_dyn_match,
+};
+
+static struct user_event *user_event_get(struct user_event_format *fmt,
+					 bool multi, const char *cmd, int pos);
+static int user_event_destroy(struct user_event *ue);
+static int user_event_delete(struct user_event *ue);
+
+static struct user_event *to_user_event(struct dyn_event *ev)
+{
+	return container_of(ev, struct user_event, devent);
+}
+
+static void user_event_log(const char *cmd, int type, int pos)
+{
+	tracing_log_err(NULL, USER_EVENT_LOC, cmd, user_event_errs, type, pos);
+}
+
+/* dynamic_events: "u:name fields" creates a persistent event */
+static int user_event_dyn_create(const char *raw_command)
+{
+	struct user_event_format *fmt;
+	struct user_parse_err perr;
+	const char *cmd = skip_spaces(raw_command);
+	struct user_event *ue;
+	int pos, ret;
+
+	if (!str_has_prefix(cmd, USER_EVENTS_PREFIX))
+		return -ECANCELED;
+	pos = cmd - raw_command + strlen(USER_EVENTS_PREFIX);
+
+	ret = user_event_parse(raw_command + pos, &fmt, &perr);
+	if (ret) {
+		if (ret == -EINVAL)
+			user_event_log(raw_command, perr.type, pos + perr.pos);
+		return ret;
+	}
+
+	if (!perfmon_capable()) {
+		user_event_log(raw_command, USER_EVENT_ERR_NOT_PERMITTED, 0);
+		user_event_format_free(fmt);
+		return -EPERM;
+	}
+
+	ue = user_event_get(fmt, false, raw_command, pos);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+
+	mutex_lock(&event_mutex);
+	ue->persist = true;
+	atomic_dec(&ue->refs);
+	mutex_unlock(&event_mutex);
+	return 0;
+}
+
+static int user_event_dyn_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct user_event *ue = to_user_event(ev);
+	int len = user_event_format_fields_text(ue->fmt, NULL, 0);
+	char *text;
+
+	seq_printf(m, "%s%s%s", USER_EVENTS_PREFIX,
+		   ue->multi ? USER_EVENTS_MULTI_SYSTEM "/" : "", ue->tp.name);
+	if (len) {
+		text = kmalloc(len + 1, GFP_KERNEL);
+		if (!text)
+			return -ENOMEM;
+		user_event_format_fields_text(ue->fmt, text, len + 1);
+		seq_printf(m, " %s", text);
+		kfree(text);
+	}
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static bool user_event_dyn_is_busy(struct dyn_event *ev)
+{
+	struct user_event *ue = to_user_event(ev);
+
+	return atomic_read(&ue->refs) || ue->status ||
+	       trace_event_dyn_busy(&ue->call);
+}
+
+static int user_event_dyn_free(struct dyn_event *ev)
+{
+	return user_event_delete(to_user_event(ev));
+}
+
+/* "-:name [fields]": the fields must match; bare "-:name" has none */
+static bool user_event_dyn_match(const char *system, const char *event,
+				 int argc, const char **argv,
+				 struct dyn_event *ev)
+{
+	struct user_event *ue = to_user_event(ev);
+	struct user_event_format *fmt;
+	size_t len = 0;
+	bool match;
+	char *text;
+	int i;
+
+	if (system && strcmp(system, ue->class.system))
+		return false;
+	if (strcmp(event, ue->tp.name))
+		return false;
+	if (!argc)
+		return !ue->fmt->nr_fields;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	text = kmalloc(len, GFP_KERNEL);
+	if (!text)
+		return false;
+	text[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+
+	match = !user_event_parse_fields(ue->fmt->name, text, &fmt, NULL);
+	kfree(text);
+	if (!match)
+		return false;
+
+	match = user_event_format_equal(ue->fmt, fmt);
+	user_event_format_free(fmt);
+	return match;
+}
+
+/*
+ * Events: lookup, references, deletion
+ */
+
+static u32 user_event_key(const char *name)
+{
+	return jhash(name, strlen(name), 0);
+}
+
+/*
+ * The event of @fmt's name and fields.  *@taken is set when a
+ * single-format event of that name has other fields.
+ */
+static struct user_event *user_event_find(const struct user_event_format *fmt,
+					  bool multi, bool *taken)
+{
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+
+	hash_for_each_possible(user_event_table, ue, node,
+			       user_event_key(fmt->name)) {
+		if (ue->multi != multi || strcmp(ue->fmt->name, fmt->name))
+			continue;
+		if (user_event_format_equal(ue->fmt, fmt))
+			return ue;
+		if (!multi) {
+			*taken = true;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void user_event_free(struct user_event *ue)
+{
+	kfree(ue->call.print_fmt);
+	kfree(ue->tp.name);
+	user_event_format_free(ue->fmt);
+	kfree(ue);
+}
+
+/* Remove an event nothing refers to; event_mutex held */
+static int user_event_destroy(struct user_event *ue)
+{
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (atomic_read(&ue->refs) || trace_event_dyn_busy(&ue->call))
+		return -EBUSY;
+
+	ret = trace_remove_event_call(&ue->call);
+	if (ret)
+		return ret;
+
+	dyn_event_remove(&ue->devent);
+	hash_del(&ue->node);
+	user_event_count--;
+	user_event_free(ue);
+	return 0;
+}
+
+/*
+ * Drop a reference.  The last one of a non-persistent event deletes it,
+ * unless a tool still has it enabled: then it stays until deleted or
+ * registered again.  Must not be called with event_mutex or
+ * user_event_mm_mutex held.
+ */
+static void user_event_put(struct user_event *ue)
+{
+	if (!atomic_dec_and_mutex_lock(&ue->refs, &event_mutex))
+		return;
+	if (!ue->persist)
+		user_event_destroy(ue);
+	mutex_unlock(&event_mutex);
+}
+
+/* DIAG_IOCSDEL and "-:": delete, or say in error_log what holds it */
+static int user_event_delete(struct user_event *ue)
+{
+	int busy, ret;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (ue->persist && !perfmon_capable()) {
+		user_event_log(ue->tp.name, USER_EVENT_ERR_NOT_PERMITTED, 0);
+		return -EPERM;
+	}
+
+	if (atomic_read(&ue->refs))
+		busy = USER_BUSY_REFS;
+	else if (ue->status & USER_EVENT_USED_FTRACE)
+		busy = USER_BUSY_FTRACE;
+	else if (ue->status & USER_EVENT_USED_PERF)
+		busy = USER_BUSY_PERF;
+	else if (ue->status || trace_event_dyn_busy(&ue->call))
+		busy = USER_BUSY_OTHER;
+	else
+		busy = -1;
+
+	if (busy < 0) {
+		ret = user_event_destroy(ue);
+		if (ret != -EBUSY)
+			return ret;
+		busy = USER_BUSY_OTHER;
+	}
+
+	tracing_log_err(NULL, USER_EVENT_LOC, ue->tp.name,
+			(const char **)user_event_busy_errs, busy, 0);
+	return -EBUSY;
+}
+
+/*
+ * Enable words
+ */
+
+/*
+ * The long-aligned word and bit that hold the enabler's bit: set_bit()
+ * works on naturally aligned longs, and a 4-byte word is one half of
+ * the long on 64-bit kernels (which half depends on endianness).
+ */
+static void user_event_word(const struct user_event_enabler *e,
+			    unsigned long *waddr, unsigned int *wbit)
+{
+	unsigned int bit = e->bit;
+
+	*waddr = ALIGN_DOWN(e->addr, sizeof(long));
+#if BITS_PER_LONG == 64
+	if (e->size == 4 &&
+	    !!(e->addr & 4) != IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+		bit += 32;
+#endif
+	*wbit = bit;
+}
+
+static unsigned long user_event_word_key(const struct user_event_mm *uemm,
+					 unsigned long waddr)
+{
+	return (unsigned long)uemm ^ waddr;
+}
+
+/*
+ * Set or clear the enabler's bit without faulting: pin the page, atomic
+ * bit operation, unpin.  -EFAULT: the page is not present or not
+ * writable; -ESRCH: the mm is gone.
+ */
+static int user_event_enabler_write(struct user_event_enabler *e, bool set)
+{
+	struct mm_struct *mm = e->uemm->mm;
+	unsigned long waddr;
+	unsigned int wbit;
+	struct page *page;
+	void *kaddr;
+	long ret;
+
+	user_event_word(e, &waddr, &wbit);
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	mmap_read_lock(mm);
+	ret = pin_user_pages_remote(mm, waddr, 1, FOLL_WRITE | FOLL_NOFAULT,
+				    &page, NULL);
+	mmap_read_unlock(mm);
+	mmput_async(mm);
+	if (ret != 1)
+		return -EFAULT;
+
+	kaddr = kmap_local_page(page);
+	if (set)
+		set_bit(wbit, kaddr + offset_in_page(waddr));
+	else
+		clear_bit(wbit, kaddr + offset_in_page(waddr));
+	kunmap_local(kaddr);
+	unpin_user_pages_dirty_lock(&page, 1, true);
+	return 0;
+}
+
+/*
+ * Fault in a word whose page is present but write-protected (after
+ * fork, or a clean private file page) at once: that fault copies a page
+ * and waits neither for I/O nor for userfaultfd.  Anything else is left
+ * to user_event_fault_work().
+ */
+static bool user_event_word_fault_now(struct user_event_enabler *e)
+{
+	struct mm_struct *mm = e->uemm->mm;
+	struct vm_area_struct *vma;
+	unsigned long waddr;
+	unsigned int wbit;
+	struct page *page;
+	bool ok = false;
+
+	user_event_word(e, &waddr, &wbit);
+
+	if (!mmget_not_zero(mm))
+		return false;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, waddr);
+	if (vma && (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE &&
+	    !userfaultfd_armed(vma) &&
+	    get_user_pages_remote(mm, waddr, 1, FOLL_NOFAULT, &page,
+				  NULL) == 1) {
+		put_page(page);
+		ok = !fixup_user_fault(mm, waddr,
+				       FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				       NULL);
+	}
+	mmap_read_unlock(mm);
+	mmput_async(mm);
+	return ok;
+}
+
+static void user_event_fault_work(struct work_struct *work);
+
+/* Queue a fault-in of the enabler's word, a bounded number of times */
+static void user_event_fault_queue(struct user_event_enabler *e)
+{
+	struct user_event_fault *fault;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	if (e->fault_pending)
+		return;
+	if (e->fault_tries >= USER_EVENT_FAULT_TRIES) {
+		pr_debug_ratelimited("user_events: giving up on word %#lx\n",
+				     e->addr);
+		return;
+	}
+
+	fault = kmalloc(sizeof(*fault), GFP_KERNEL);
+	if (!fault)
+		return;
+
+	e->fault_pending = true;
+	e->fault_tries++;
+	refcount_inc(&e->uemm->refs);
+	fault->uemm = e->uemm;
+	fault->addr = e->addr;
+	fault->bit = e->bit;
+	INIT_WORK(&fault->work, user_event_fault_work);
+	queue_work(system_unbound_wq, &fault->work);
+}
+
+/* Bring the enabler's bit to its event's state */
+static void user_event_enabler_sync(struct user_event_enabler *e)
+{
+	bool set = e->event->status;
+	int ret;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	ret = user_event_enabler_write(e, set);
+	if (ret == -EFAULT && user_event_word_fault_now(e))
+		ret = user_event_enabler_write(e, set);
+	if (ret == -EFAULT)
+		user_event_fault_queue(e);
+}
+
+/*
+ * The mm's registrations
+ */
+
+static struct user_event_enabler *
+user_event_enabler_find(struct user_event_mm *uemm, unsigned long addr,
+			u8 bit, u8 size, bool exact)
+{
+	struct user_event_enabler *e, want = {
+		.addr = addr, .bit = bit, .size = size,
+	};
+	unsigned long waddr, ewaddr;
+	unsigned int wbit, ewbit;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	user_event_word(&want, &waddr, &wbit);
+	hash_for_each_possible(user_event_word_table, e, node,
+			       user_event_word_key(uemm, waddr)) {
+		if (e->uemm != uemm)
+			continue;
+		if (exact) {
+			if (e->addr == addr && e->bit == bit)
+				return e;
+			continue;
+		}
+		/* Any registration of the same bit of memory */
+		user_event_word(e, &ewaddr, &ewbit);
+		if (ewaddr == waddr && ewbit == wbit)
+			return e;
+	}
+	return NULL;
+}
+
+static void user_event_enabler_link(struct user_event_enabler *e)
+{
+	unsigned long waddr;
+	unsigned int wbit;
+
+	user_event_word(e, &waddr, &wbit);
+	list_add_tail(&e->mm_link, &e->uemm->enablers);
+	list_add_tail(&e->event_link, &e->event->enablers);
+	list_add_tail(&e->file_link, &e->file->enablers);
+	hash_add(user_event_word_table, &e->node,
+		 user_event_word_key(e->uemm, waddr));
+}
+
+/* Take the enabler off every list and onto @dead, by its mm_link */
+static void user_event_enabler_unlink(struct user_event_enabler *e,
+				      struct list_head *dead)
+{
+	list_del(&e->event_link);
+	list_del(&e->file_link);
+	hash_del(&e->node);
+	list_move(&e->mm_link, dead);
+}
+
+/* Free unlinked enablers; no lock held */
+static void user_event_enablers_free(struct list_head *dead)
+{
+	struct user_event_enabler *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, dead, mm_link) {
+		user_event_put(e->event);
+		kfree(e);
+	}
+}
+
+static struct user_event_mm *user_event_mm_lookup(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm;
+
+	hash_for_each_possible(user_event_mm_table, uemm, node,
+			       (unsigned long)mm)
+		if (uemm->mm == mm)
+			return uemm;
+	return NULL;
+}
+
+static struct user_event_mm *user_event_mm_add(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm;
+
+	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
+	if (!uemm)
+		return NULL;
+
+	INIT_LIST_HEAD(&uemm->enablers);
+	refcount_set(&uemm->refs, 1);
+	mmgrab(mm);
+	uemm->mm = mm;
+	hash_add(user_event_mm_table, &uemm->node, (unsigned long)mm);
+	WRITE_ONCE(user_event_mm_count, user_event_mm_count + 1);
+	return uemm;
+}
+
+static void user_event_mm_put(struct user_event_mm *uemm)
+{
+	if (!refcount_dec_and_test(&uemm->refs))
+		return;
+	mmdrop(uemm->mm);
+	kfree(uemm);
+}
+
+/*
+ * The user_event_mm of current's mm, attaching current to it: tasks that
+ * share an mm and existed before its first registration find it here.
+ */
+static struct user_event_mm *user_event_mm_current(bool create)
+{
+	struct user_event_mm *uemm = current->user_event_mm;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	if (uemm)
+		return uemm;
+
+	uemm = user_event_mm_lookup(current->mm);
+	if (!uemm && create)
+		uemm = user_event_mm_add(current->mm);
+	if (uemm) {
+		uemm->tasks++;
+		current->user_event_mm = uemm;
+	}
+	return uemm;
+}
+
+/* @t stops using its user_event_mm; the last task drops the enablers */
+static void user_event_mm_detach(struct task_struct *t)
+{
+	struct user_event_mm *uemm = t->user_event_mm;
+	struct user_event_enabler *e, *tmp;
+	LIST_HEAD(dead);
+	bool last;
+
+	if (!uemm)
+		return;
+
+	mutex_lock(&user_event_mm_mutex);
+	t->user_event_mm = NULL;
+	last = !--uemm->tasks;
+	if (last) {
+		hash_del(&uemm->node);
+		WRITE_ONCE(user_event_mm_count, user_event_mm_count - 1);
+		list_for_each_entry_safe(e, tmp, &uemm->enablers, mm_link)
+			user_event_enabler_unlink(e, &dead);
+	}
+	mutex_unlock(&user_event_mm_mutex);
+
+	user_event_enablers_free(&dead);
+	if (last)
+		user_event_mm_put(uemm);
+}
+
+static void user_event_fault_work(struct work_struct *work)
+{
+	struct user_event_fault *fault =
+		container_of(work, struct user_event_fault, work);
+	struct user_event_mm *uemm = fault->uemm;
+	struct mm_struct *mm = uemm->mm;
+	struct user_event_enabler *e;
+	unsigned long waddr;
+	unsigned int wbit;
+
+	/* Nothing to do if the word was unregistered meanwhile */
+	mutex_lock(&user_event_mm_mutex);
+	e = user_event_enabler_find(uemm, fault->addr, fault->bit, 0, true);
+	if (e)
+		user_event_word(e, &waddr, &wbit);
+	mutex_unlock(&user_event_mm_mutex);
+
+	/* Without @unlocked, userfaultfd fails the fault rather than wait */
+	if (e && mmget_not_zero(mm)) {
+		mmap_read_lock(mm);
+		fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				 NULL);
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+
+	mutex_lock(&user_event_mm_mutex);
+	e = user_event_enabler_find(uemm, fault->addr, fault->bit, 0, true);
+	if (e) {
+		e->fault_pending = false;
+		if (user_event_enabler_write(e, e->event->status) == -EFAULT)
+			user_event_fault_queue(e);
+	}
+	mutex_unlock(&user_event_mm_mutex);
+
+	user_event_mm_put(uemm);
+	kfree(fault);
+}
+
+/*
+ * The child's memory was copied before its enablers were: an event
+ * toggled in between left the child's word behind.  Read each word (one
+ * page reference per page) and write those that differ.
+ */
+static void user_event_mm_resync(struct user_event_mm *uemm)
+{
+	struct mm_struct *mm = uemm->mm;
+	struct user_event_enabler *e;
+	unsigned long waddr, page_addr = 0;
+	struct page *page = NULL;
+	unsigned int wbit;
+	bool stale = false;
+	void *kaddr;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	mmap_read_lock(mm);
+	list_for_each_entry(e, &uemm->enablers, mm_link) {
+		user_event_word(e, &waddr, &wbit);
+		if (!page || (waddr & PAGE_MASK) != page_addr) {
+			if (page)
+				put_page(page);
+			page_addr = waddr & PAGE_MASK;
+			if (get_user_pages_remote(mm, page_addr, 1,
+						  FOLL_NOFAULT, &page,
+						  NULL) != 1)
+				page = NULL;
+		}
+		if (page) {
+			kaddr = kmap_local_page(page);
+			e->resync = test_bit(wbit, kaddr + offset_in_page(waddr)) !=
+				    !!e->event->status;
+			kunmap_local(kaddr);
+		} else {
+			e->resync = true;
+		}
+		stale |= e->resync;
+	}
+	if (page)
+		put_page(page);
+	mmap_read_unlock(mm);
+
+	if (!stale)
+		return;
+	list_for_each_entry(e, &uemm->enablers, mm_link) {
+		if (e->resync)
+			user_event_enabler_sync(e);
+		e->resync = false;
+	}
+}
+
+/* Copy @from's enablers for @t; an allocation failure copies fewer */
+static void user_event_mm_copy(struct user_event_mm *from,
+			       struct task_struct *t)
+{
+	struct user_event_enabler *e, *copy;
+	struct user_event_mm *uemm;
+
+	lockdep_assert_held(&user_event_mm_mutex);
+
+	if (list_empty(&from->enablers))
+		return;
+
+	uemm = user_event_mm_add(t->mm);
+	if (!uemm)
+		return;
+	uemm->tasks = 1;
+	t->user_event_mm = uemm;
+
+	list_for_each_entry(e, &from->enablers, mm_link) {
+		copy = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!copy)
+			break;
+		copy->uemm = uemm;
+		copy->fault_tries = 0;
+		copy->fault_pending = false;
+		copy->resync = false;
+		/* @e holds a reference: not the last, no event_mutex needed */
+		atomic_inc(&copy->event->refs);
+		user_event_enabler_link(copy);
+	}
+
+	user_event_mm_resync(uemm);
+}
+
+/**
+ * user_events_fork - give a new task the registrations of its parent
+ * @t:		the new task, not running yet
+ * @clone_flags: its clone flags
+ *
+ * With CLONE_VM @t shares current's registrations; otherwise @t gets a
+ * copy of each for its own mm (its words are copies of current's).
+ * Without memory, @t simply gets fewer registrations.
+ */
+void user_events_fork(struct task_struct *t, unsigned long clone_flags)
+{
+	struct user_event_mm *uemm = current->user_event_mm;
+
+	/* dup_task_struct() copied current's pointer: not @t's reference */
+	t->user_event_mm = NULL;
+
+	if (!t->mm || (!uemm && !READ_ONCE(user_event_mm_count)))
+		return;
+
+	mutex_lock(&user_event_mm_mutex);
+	uemm = user_event_mm_current(false);
+	if (uemm) {
+		if (clone_flags & CLONE_VM) {
+			uemm->tasks++;
+			t->user_event_mm = uemm;
+		} else {
+			user_event_mm_copy(uemm, t);
+		}
+	}
+	mutex_unlock(&user_event_mm_mutex);
+}
+
+/**
+ * user_events_execve - drop the registrations of a task that exec'd
+ * @t:		current, after a successful execve
+ *
+ * The registrations belonged to the mm @t left; they go when the last
+ * task attached to them does.
+ */
+void user_events_execve(struct task_struct *t)
+{
+	user_event_mm_detach(t);
+}
+
+/**
+ * user_events_exit - drop the registrations of an exiting task
+ * @t:		current, in do_exit()
+ *
+ * The registrations of @t's mm go when the last task attached to them
+ * exits or execs.
+ */
+void user_events_exit(struct task_struct *t)
+{
+	user_event_mm_detach(t);
+}
+
+/*
+ * Status: what is attached, and the enable bits that mirror it
+ */
+
+static unsigned int user_event_status_of(struct user_event *ue)
+{
+	struct tracepoint_func *probe;
+	unsigned int status = 0;
+
+	probe = rcu_dereference_protected(ue->tp.funcs,
+					  lockdep_is_held(&event_mutex));
+	for (; probe && probe->func; probe++) {
+		if (probe->func == ue->class.probe)
+			status |= USER_EVENT_USED_FTRACE;
+#ifdef CONFIG_PERF_EVENTS
+		else if (probe->func == ue->class.perf_probe)
+			status |= USER_EVENT_USED_PERF;
+#endif
+		else
+			status |= USER_EVENT_USED_OTHER;
+	}
+	return status;
+}
+
+static void user_event_status_update(struct user_event *ue)
+{
+	unsigned int status = user_event_status_of(ue);
+	struct user_event_enabler *e;
+	bool toggled;
+
+	mutex_lock(&user_event_mm_mutex);
+	toggled = !status != !ue->status;
+	WRITE_ONCE(ue->status, status);
+	if (toggled) {
+		list_for_each_entry(e, &ue->enablers, event_link) {
+			e->fault_tries = 0;
+			user_event_enabler_sync(e);
+		}
+	}
+	mutex_unlock(&user_event_mm_mutex);
+}
+
+/* class->reg: ftrace and perf attach and detach here (event_mutex held) */
+static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
+			  void *data)
+{
+	struct user_event *ue = call->data;
+	int ret;
+
+	ret = trace_event_reg(call, type, data);
+	if (ret)
+		return ret;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+	case TRACE_REG_UNREGISTER:
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+	case TRACE_REG_PERF_UNREGISTER:
+#endif
+		user_event_status_update(ue);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Probes: each copies the payload itself, without faulting
+ */
+
+/* Copy and validate the payload after the record's common header */
+static bool user_event_copy(struct user_event *ue, void *entry, size_t size,
+			    struct iov_iter *from)
+{
+	struct iov_iter i = *from;
+	size_t copied;
+
+	pagefault_disable();
+	copied = copy_from_iter(entry + USER_EVENT_FIELDS_START, size, &i);
+	pagefault_enable();
+
+	return copied == size &&
+	       !user_event_validate(ue->fmt, entry,
+				    USER_EVENT_FIELDS_START + size);
+}
+
+static void user_event_ftrace(void *data, struct user_event *ue,
+			      struct iov_iter *from, size_t size,
+			      bool *faulted)
+{
+	struct trace_event_file *file = data;
+	struct trace_event_buffer fbuffer;
+	void *entry;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+
+	entry = trace_event_buffer_reserve(&fbuffer, file,
+					   USER_EVENT_FIELDS_START + size);
+	if (unlikely(!entry))
+		return;
+
+	if (unlikely(!user_event_copy(ue, entry, size, from))) {
+		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
+		*faulted = true;
+		return;
+	}
+
+	trace_event_buffer_commit(&fbuffer);
+}
+
+#ifdef CONFIG_PERF_EVENTS
+static void user_event_perf(void *data, struct user_event *ue,
+			    struct iov_iter *from, size_t size, bool *faulted)
+{
+	struct trace_event_call *call = data;
+	struct hlist_head *head = this_cpu_ptr(call->perf_events);
+	struct pt_regs *regs;
+	void *entry;
+	int len, rctx;
+
+	if (!bpf_prog_array_valid(call) && hlist_empty(head))
+		return;
+
+	len = ALIGN(USER_EVENT_FIELDS_START + size + sizeof(u32), sizeof(u64)) -
+	      sizeof(u32);
+	if (unlikely(len > PERF_MAX_TRACE_SIZE))
+		return;
+
+	entry = perf_trace_buf_alloc(len, &regs, &rctx);
+	if (unlikely(!entry))
+		return;
+
+	perf_fetch_caller_regs(regs);
+
+	if (unlikely(!user_event_copy(ue, entry, size, from))) {
+		perf_swevent_put_recursion_context(rctx);
+		*faulted = true;
+		return;
+	}
+
+	/* Runs the BPF programs of the event, then the perf events */
+	perf_trace_run_bpf_submit(entry, len, rctx, call, 1, regs, head, NULL);
+}
+#endif
+
+/*
+ * Event creation
+ */
+
+static int user_event_define_fields(struct trace_event_call *call)
+{
+	struct user_event *ue = call->data;
+	const struct user_field *f;
+	int ret;
+	u32 i;
+
+	for (i = 0; i < ue->fmt->nr_fields; i++) {
+		f = &ue->fmt->fields[i];
+		ret = trace_define_field(call, f->type, f->name, f->offset,
+					 f->size, f->is_signed,
+					 f->filter_type);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct trace_event_fields user_event_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = user_event_define_fields },
+	{}
+};
+
+static enum print_line_t user_event_print(struct trace_iterator *iter,
+					  int flags, struct trace_event *event)
+{
+	struct user_event *ue = container_of(event, struct user_event,
+					     call.event);
+	struct trace_seq *s = &iter->seq;
+
+	trace_seq_printf(s, "%s: ", ue->tp.name);
+	user_event_print_fields(s, ue->fmt, iter->ent, iter->ent_size);
+	trace_seq_putc(s, '\n');
+	return trace_handle_return(s);
+}
+
+static struct trace_event_functions user_event_funcs = {
+	.trace = user_event_print,
+};
+
+/* Create and register an event for @fmt (taken on success) */
+static struct user_event *user_event_create(struct user_event_format *fmt,
+					    bool multi)
+{
+	struct trace_event_call *call;
+	struct user_event *ue;
+	int ret = -ENOMEM;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (user_event_count >= READ_ONCE(user_events_max))
+		return ERR_PTR(-EMFILE);
+
+	ue = kzalloc(sizeof(*ue), GFP_KERNEL_ACCOUNT);
+	if (!ue)
+		return ERR_PTR(-ENOMEM);
+
+	ue->fmt = fmt;
+	ue->multi = multi;
+	INIT_LIST_HEAD(&ue->enablers);
+	atomic_set(&ue->refs, 1);
+	if (multi)
+		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
+					fmt->name, user_event_multi_id);
+	else
+		ue->tp.name = kstrdup(fmt->name, GFP_KERNEL_ACCOUNT);
+	if (!ue->tp.name)
+		goto err;
+
+	ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+	ue->class.fields_array = user_event_fields_array;
+	ue->class.reg = user_event_reg;
+	ue->class.probe = user_event_ftrace;
+#ifdef CONFIG_PERF_EVENTS
+	ue->class.perf_probe = user_event_perf;
+#endif
+	INIT_LIST_HEAD(&ue->class.fields);
+
+	call = &ue->call;
+	call->class = &ue->class;
+	call->tp = &ue->tp;
+	call->flags = TRACE_EVENT_FL_TRACEPOINT;
+	call->data = ue;
+	call->event.funcs = &user_event_funcs;
+	call->print_fmt = user_event_print_fmt(fmt);
+	if (!call->print_fmt)
+		goto err;
+
+	if (!register_trace_event(&call->event)) {
+		ret = -ENODEV;
+		goto err;
+	}
+	ret = trace_add_event_call(call);
+	if (ret) {
+		unregister_trace_event(&call->event);
+		goto err;
+	}
+
+	dyn_event_init(&ue->devent, &user_event_dyn_ops);
+	dyn_event_add(&ue->devent, call);
+	hash_add(user_event_table, &ue->node, user_event_key(fmt->name));
+	user_event_count++;
+	if (multi)
+		user_event_multi_id++;
+	return ue;
+err:
+	ue->fmt = NULL;
+	user_event_free(ue);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The event of @fmt, found or created, with a reference taken; @fmt is
+ * consumed either way.  Errors are logged against @cmd, whose name
+ * starts at @pos.
+ */
+static struct user_event *user_event_get(struct user_event_format *fmt,
+					 bool multi, const char *cmd, int pos)
+{
+	struct user_event *ue;
+	bool taken = false;
+
+	mutex_lock(&event_mutex);
+	ue = user_event_find(fmt, multi, &taken);
+	if (ue) {
+		atomic_inc(&ue->refs);
+	} else if (taken) {
+		user_event_log(cmd, USER_EVENT_ERR_EVENT_EXISTS, pos);
+		ue = ERR_PTR(-EADDRINUSE);
+	} else {
+		ue = user_event_create(fmt, multi);
+		if (!IS_ERR(ue))
+			fmt = NULL;
+		else if (PTR_ERR(ue) == -EMFILE)
+			user_event_log(cmd, USER_EVENT_ERR_TOO_MANY, pos);
+	}
+	mutex_unlock(&event_mutex);
+
+	user_event_format_free(fmt);
+	return ue;
+}
+
+/*
+ * user_events_data
+ */
+
+static int user_events_open(struct inode *inode, struct file *file)
+{
+	struct user_event_file *uf;
+	int ret;
+
+	ret = tracing_check_open_get_tr(NULL);
+	if (ret)
+		return ret;
+
+	uf = kzalloc(sizeof(*uf), GFP_KERNEL_ACCOUNT);
+	if (!uf)
+		return -ENOMEM;
+
+	mutex_init(&uf->lock);
+	INIT_LIST_HEAD(&uf->enablers);
+	file->private_data = uf;
+	return 0;
+}
+
+static int user_events_release(struct inode *inode, struct file *file)
+{
+	struct user_event_file *uf = file->private_data;
+	struct user_event_enabler *e, *tmp;
+	struct user_event_refs *refs;
+	LIST_HEAD(dead);
+	u32 i;
+
+	/* Registrations made through the file end with it, bits cleared */
+	mutex_lock(&user_event_mm_mutex);
+	list_for_each_entry_safe(e, tmp, &uf->enablers, file_link) {
+		user_event_enabler_unlink(e, &dead);
+		if (user_event_enabler_write(e, false) == -EFAULT &&
+		    user_event_word_fault_now(e))
+			user_event_enabler_write(e, false);
+	}
+	mutex_unlock(&user_event_mm_mutex);
+	user_event_enablers_free(&dead);
+
+	/* No write can run: the file is going */
+	refs = rcu_dereference_protected(uf->refs, true);
+	if (refs) {
+		for (i = 0; i < refs->count; i++)
+			user_event_put(refs->events[i]);
+		kfree(refs);
+	}
+
+	mutex_destroy(&uf->lock);
+	kfree(uf);
+	return 0;
+}
+
+static ssize_t user_events_write_iter(struct kiocb *kiocb,
+				      struct iov_iter *from)
+{
+	struct user_event_file *uf = kiocb->ki_filp->private_data;
+	size_t count = iov_iter_count(from);
+	struct user_event_refs *refs;
+	struct tracepoint_func *probe;
+	struct user_event *ue = NULL;
+	bool faulted = false;
+	size_t size;
+	int idx;
+
+	if (unlikely(count < sizeof(idx) || kiocb->ki_pos))
+		return -EFAULT;
+	if (unlikely(copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
+		return -EFAULT;
+	if (unlikely(idx < 0))
+		return -EINVAL;
+
+	/* The file's reference keeps the event: RCU guards the array only */
+	rcu_read_lock();
+	refs = rcu_dereference(uf->refs);
+	if (likely(refs && idx < refs->count))
+		ue = refs->events[idx];
+	rcu_read_unlock();
+	if (unlikely(!ue))
+		return -ENOENT;
+
+	size = iov_iter_count(from);
+	if (unlikely(size < ue->fmt->size - USER_EVENT_FIELDS_START))
+		return -EINVAL;
+	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
+		return -EBADF;
+	if (unlikely(size > USER_EVENT_PAYLOAD_MAX))
+		return -E2BIG;
+
+	/* The probes copy with page faults disabled */
+	if (unlikely(fault_in_iov_iter_readable(from, size)))
+		return -EFAULT;
+
+	/* The probes are user_event_ftrace() and user_event_perf() */
+	preempt_disable_notrace();
+	probe = rcu_dereference_sched(ue->tp.funcs);
+	if (likely(probe)) {
+		do {
+			void (*fn)(void *data, struct user_event *ue,
+				   struct iov_iter *from, size_t size,
+				   bool *faulted) = probe->func;
+
+			fn(probe->data, ue, from, size, &faulted);
+		} while ((++probe)->func);
+	}
+	preempt_enable_notrace();
+
+	if (unlikely(!probe))
+		return -EBADF;
+	return faulted ? -EFAULT : count;
+}
+
+/* copy_struct_from_user() of a struct whose size is its first u32 */
+static int user_struct_copy(void *dst, size_t dst_size, size_t min_size,
+			    const void __user *src)
+{
+	u32 size;
+
+	if (get_user(size, (const u32 __user *)src))
+		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < min_size)
+		return -EINVAL;
+	return copy_struct_from_user(dst, dst_size, src, size);
+}
+
+static int user_reg_check(const struct user_reg *reg)
+{
+	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
+		return -EINVAL;
+	if (reg->enable_size != 4 &&
+	    !(IS_ENABLED(CONFIG_64BIT) && reg->enable_size == 8))
+		return -EINVAL;
+	if (!IS_ALIGNED(reg->enable_addr, reg->enable_size))
+		return -EINVAL;
+	if (reg->enable_bit >= reg->enable_size * BITS_PER_BYTE)
+		return -EINVAL;
+	if (reg->enable_addr != (unsigned long)reg->enable_addr ||
+	    !access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+		return -EFAULT;
+	return 0;
+}
+
+/* Whether current's mm registered this bit of memory already */
+static bool user_reg_in_use(const struct user_reg *reg)
+{
+	struct user_event_mm *uemm;
+	bool used = false;
+
+	mutex_lock(&user_event_mm_mutex);
+	uemm = user_event_mm_current(false);
+	if (uemm)
+		used = user_event_enabler_find(uemm, reg->enable_addr,
+					       reg->enable_bit,
+					       reg->enable_size, false);
+	mutex_unlock(&user_event_mm_mutex);
+	return used;
+}
+
+/* Read and parse the command; errors go to error_log */
+static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
+			  char **cmd_out)
+{
+	struct user_parse_err perr;
+	char *cmd;
+	long len;
+	int ret;
+
+	cmd = kmalloc(USER_EVENT_CMD_MAX, GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+
+	len = strncpy_from_user(cmd, u64_to_user_ptr(uaddr), USER_EVENT_CMD_MAX);
+	if (len < 0) {
+		kfree(cmd);
+		return -EFAULT;
+	}
+	if (len == USER_EVENT_CMD_MAX) {
+		cmd[len - 1] = '\0';
+		user_event_log(cmd, USER_EVENT_ERR_CMD_TOO_LONG, 0);
+		kfree(cmd);
+		return -EINVAL;
+	}
+
+	ret = user_event_parse(cmd, fmt, &perr);
+	if (ret == -EINVAL)
+		user_event_log(cmd, perr.type, perr.pos);
+	if (ret)
+		kfree(cmd);
+	else
+		*cmd_out = cmd;
+	return ret;
+}
+
+/* Fault in the enable word of current for writing; no lock held */
+static int user_reg_fault_in(const struct user_event_enabler *e)
+{
+	struct mm_struct *mm = current->mm;
+	bool unlocked = false;
+	unsigned long waddr;
+	unsigned int wbit;
+	int ret;
+
+	user_event_word(e, &waddr, &wbit);
+	mmap_read_lock(mm);
+	ret = fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE, &unlocked);
+	mmap_read_unlock(mm);
+	return ret == -ENOMEM || ret == -EINTR ? ret : ret ? -EFAULT : 0;
+}
+
+/*
+ * Record an enabler for current's mm and write its bit; it takes a
+ * reference on @ue.  The word is faulted in first, without locks; if it
+ * is gone again when written, try again, then fail with EFAULT.
+ */
+static int user_reg_enabler_add(struct user_event_file *uf,
+				struct user_event *ue,
+				const struct user_reg *reg)
+{
+	struct user_event_enabler *e;
+	struct user_event_mm *uemm;
+	int ret = 0, tries;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+
+	e->event = ue;
+	e->file = uf;
+	e->addr = reg->enable_addr;
+	e->bit = reg->enable_bit;
+	e->size = reg->enable_size;
+
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		ret = user_reg_fault_in(e);
+		if (ret)
+			break;
+
+		mutex_lock(&user_event_mm_mutex);
+		uemm = user_event_mm_current(true);
+		if (!uemm) {
+			ret = -ENOMEM;
+		} else if (user_event_enabler_find(uemm, e->addr, e->bit,
+						   e->size, false)) {
+			ret = -EADDRINUSE;
+		} else {
+			e->uemm = uemm;
+			ret = user_event_enabler_write(e, ue->status);
+			if (!ret) {
+				atomic_inc(&ue->refs);
+				user_event_enabler_link(e);
+			}
+		}
+		mutex_unlock(&user_event_mm_mutex);
+
+		if (ret != -EFAULT && ret != -ESRCH)
+			break;
+		ret = -EFAULT;
+	}
+
+	if (ret)
+		kfree(e);
+	return ret;
+}
+
+/* Hand out @ue's write index of @uf with an enabler; uf->lock held */
+static int user_reg_file_add(struct user_event_file *uf,
+			     struct user_event *ue, const struct user_reg *reg,
+			     struct user_reg __user *ureg)
+{
+	struct user_event_refs *refs, *grown = NULL;
+	u32 idx, count;
+	int ret;
+
+	lockdep_assert_held(&uf->lock);
+
+	refs = rcu_dereference_protected(uf->refs, lockdep_is_held(&uf->lock));
+	count = refs ? refs->count : 0;
+	for (idx = 0; idx < count; idx++)
+		if (refs->events[idx] == ue)
+			break;
+
+	if (idx == count) {
+		grown = kmalloc(struct_size(grown, events, count + 1),
+				GFP_KERNEL_ACCOUNT);
+		if (!grown)
+			return -ENOMEM;
+		grown->count = count + 1;
+		if (count)
+			memcpy(grown->events, refs->events,
+			       count * sizeof(*refs->events));
+		grown->events[idx] = ue;
+	}
+
+	if (put_user(idx, &ureg->write_index)) {
+		ret = -EFAULT;
+		goto err;
+	}
+
+	ret = user_reg_enabler_add(uf, ue, reg);
+	if (ret)
+		goto err;
+
+	if (grown) {
+		atomic_inc(&ue->refs);
+		rcu_assign_pointer(uf->refs, grown);
+		if (refs)
+			kfree_rcu(refs, rcu);
+	}
+	return 0;
+err:
+	kfree(grown);
+	return ret;
+}
+
+static long user_events_ioctl_reg(struct user_event_file *uf,
+				  struct user_reg __user *ureg)
+{
+	struct user_event_format *fmt;
+	struct user_event *ue;
+	struct user_reg reg;
+	char *cmd;
+	int ret;
+
+	ret = user_struct_copy(&reg, sizeof(reg),
+			       offsetofend(struct user_reg, write_index), ureg);
+	if (ret)
+		return ret;
+	ret = user_reg_check(&reg);
+	if (ret)
+		return ret;
+	if (user_reg_in_use(&reg))
+		return -EADDRINUSE;
+
+	ret = user_reg_parse(reg.name_args, &fmt, &cmd);
+	if (ret)
+		return ret;
+
+	if ((reg.flags & USER_EVENT_REG_PERSIST) && !perfmon_capable()) {
+		user_event_log(cmd, USER_EVENT_ERR_NOT_PERMITTED, 0);
+		user_event_format_free(fmt);
+		kfree(cmd);
+		return -EPERM;
+	}
+
+	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
+			    cmd, 0);
+	kfree(cmd);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+
+	mutex_lock(&uf->lock);
+	ret = user_reg_file_add(uf, ue, &reg, ureg);
+	mutex_unlock(&uf->lock);
+
+	/* Persistent only once registered: a failure leaves nothing */
+	if (!ret && (reg.flags & USER_EVENT_REG_PERSIST)) {
+		mutex_lock(&event_mutex);
+		ue->persist = true;
+		mutex_unlock(&event_mutex);
+	}
+	user_event_put(ue);
+	return ret;
+}
+
+static long user_events_ioctl_unreg(struct user_unreg __user *uunreg)
+{
+	struct user_event_enabler *e;
+	struct user_event_mm *uemm;
+	struct user_unreg unreg;
+	LIST_HEAD(dead);
+	int ret;
+
+	ret = user_struct_copy(&unreg, sizeof(unreg),
+			       offsetofend(struct user_unreg, disable_addr),
+			       uunreg);
+	if (ret)
+		return ret;
+	if (unreg.__reserved || unreg.__reserved2)
+		return -EINVAL;
+
+	mutex_lock(&user_event_mm_mutex);
+	uemm = user_event_mm_current(false);
+	e = uemm ? user_event_enabler_find(uemm, unreg.disable_addr,
+					   unreg.disable_bit, 0, true) : NULL;
+	if (e) {
+		user_event_enabler_unlink(e, &dead);
+		ret = user_event_enabler_write(e, false);
+		if (ret == -EFAULT && user_event_word_fault_now(e))
+			ret = user_event_enabler_write(e, false);
+	}
+	mutex_unlock(&user_event_mm_mutex);
+	if (!e)
+		return -ENOENT;
+
+	/* Not present (swapped out): fault it in, then clear it if free */
+	if (ret == -EFAULT && !user_reg_fault_in(e)) {
+		mutex_lock(&user_event_mm_mutex);
+		if (!user_event_enabler_find(uemm, e->addr, e->bit, e->size,
+					     false))
+			user_event_enabler_write(e, false);
+		mutex_unlock(&user_event_mm_mutex);
+	}
+
+	user_event_enablers_free(&dead);
+	return 0;
+}
+
+static long user_events_ioctl_del(const char __user *uname)
+{
+	struct user_event *ue;
+	struct hlist_node *tmp;
+	int ret = -ENOENT, err;
+	char *name;
+
+	name = strndup_user(uname, USER_EVENT_CMD_MAX);
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+
+	/* The single-format event of the name and each of its formats */
+	mutex_lock(&event_mutex);
+	hash_for_each_possible_safe(user_event_table, ue, tmp, node,
+				    user_event_key(name)) {
+		if (strcmp(ue->fmt->name, name))
+			continue;
+		err = user_event_delete(ue);
+		if (ret == -ENOENT || !ret)
+			ret = err;
+	}
+	if (ret == -ENOENT)
+		user_event_log(name, USER_EVENT_ERR_NO_EVENT, 0);
+	mutex_unlock(&event_mutex);
+
+	kfree(name);
+	return ret;
+}
+
+static long user_events_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct user_event_file *uf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case DIAG_IOCSREG:
+		return user_events_ioctl_reg(uf, uarg);
+	case DIAG_IOCSUNREG:
+		return user_events_ioctl_unreg(uarg);
+	case DIAG_IOCSDEL:
+		return user_events_ioctl_del(uarg);
+	}
+	return -ENOTTY;
+}
+
+#ifdef CONFIG_COMPAT
+/* The ioctl numbers encode the size of a pointer: map the 32-bit ones */
+static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
+				     unsigned long arg)
+{
+	if (_IOC_TYPE(cmd) == DIAG_IOC_MAGIC &&
+	    _IOC_SIZE(cmd) == sizeof(compat_uptr_t))
+		cmd = _IOC(_IOC_DIR(cmd), DIAG_IOC_MAGIC, _IOC_NR(cmd),
+			   sizeof(void *));
+	return user_events_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif
+
+static const struct file_operations user_events_data_fops = {
+	.open		= user_events_open,
+	.write_iter	= user_events_write_iter,
+	.unlocked_ioctl	= user_events_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= user_events_compat_ioctl,
+#endif
+	.release	= user_events_release,
+};
+
+/*
+ * user_events_status
+ */
+
+static int user_events_status_show(struct seq_file *m, void *v)
+{
+	unsigned int active = 0, busy = 0, status;
+	struct user_event *ue;
+	int bkt;
+
+	mutex_lock(&event_mutex);
+	hash_for_each(user_event_table, bkt, ue, node) {
+		status = ue->status;
+		seq_puts(m, ue->tp.name);
+		if (status) {
+			seq_puts(m, " # Used by");
+			if (status & USER_EVENT_USED_FTRACE)
+				seq_puts(m, " ftrace");
+			if (status & USER_EVENT_USED_PERF)
+				seq_puts(m, " perf");
+			if (status & USER_EVENT_USED_OTHER)
+				seq_puts(m, " other");
+			busy++;
+		}
+		seq_putc(m, '\n');
+		active++;
+	}
+	mutex_unlock(&event_mutex);
+
+	seq_printf(m, "\nActive: %u\nBusy: %u\n", active, busy);
+	return 0;
+}
+
+static int user_events_status_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = tracing_check_open_get_tr(NULL);
+	if (ret)
+		return ret;
+	return single_open(file, user_events_status_show, NULL);
+}
+
+static const struct file_operations user_events_status_fops = {
+	.open		= user_events_status_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static struct ctl_table user_event_sysctls[] = {
+	{
+		.procname	= "user_events_max",
+		.data		= &user_events_max,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+};
+
+static int __init user_events_init(void)
+{
+	int ret;
+
+	ret = dyn_event_register(&user_event_dyn_ops);
+	if (ret) {
+		pr_warn("user_events: could not register dynamic events\n");
+		return ret;
+	}
+
+	register_sysctl_init("kernel", user_event_sysctls);
+
+	ret = tracing_init_dentry();
+	if (ret)
+		return ret;
+	if (!trace_create_file("user_events_data", TRACE_MODE_WRITE, NULL,
+			       NULL, &user_events_data_fops) ||
+	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
+			       NULL, &user_events_status_fops))
+		pr_warn("user_events: could not create tracefs files\n");
+	return 0;
+}
+fs_initcall(user_events_init);
