@@ -1,0 +1,862 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the user_events selftests: finding (or mounting)
+ * tracefs, reading and writing its files, registering and deleting events,
+ * parsing an event's format file and building records that follow it.
+ *
+ * Every helper returns 0 or a negative errno and never exits, so that a
+ * test decides with ASSERT_*() / EXPECT_*() / SKIP() what a failure means.
+ */
+#ifndef _USER_EVENTS_SELFTESTS_H
+#define _USER_EVENTS_SELFTESTS_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include <linux/user_events.h>
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define UE_PATH_MAX	512
+#define UE_CMD_MAX	512	/* name, fields and NUL */
+#define UE_HDR_SIZE	8	/* struct trace_entry before the first field */
+#define UE_MAX_FIELDS	64
+
+/* Names of every test event start with this, so leftovers are recognisable */
+#define UE_PREFIX	"__self_"
+
+static char ue_tracefs[UE_PATH_MAX];
+
+/* Format a path below the tracefs mount into @buf. */
+static inline const char *ue_path(char *buf, const char *fmt, ...)
+{
+	size_t len = strlen(ue_tracefs);
+	va_list ap;
+
+	memcpy(buf, ue_tracefs, len);
+	buf[len++] = '/';
+	va_start(ap, fmt);
+	vsnprintf(buf + len, UE_PATH_MAX - len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+static inline bool ue_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/*
+ * Find tracefs (mount it at /sys/kernel/tracing when it is not mounted
+ * anywhere) and check that the kernel has user_events.  Returns NULL when
+ * the tests can run, otherwise the reason to skip them.
+ */
+static inline const char *ue_setup(void)
+{
+	static const char * const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char path[UE_PATH_MAX];
+	unsigned int i;
+
+	if (geteuid() != 0)
+		return "user_events selftests must run as root";
+
+	ue_tracefs[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/trace", dirs[i]);
+		if (ue_exists(path)) {
+			snprintf(ue_tracefs, sizeof(ue_tracefs), "%s", dirs[i]);
+			break;
+		}
+	}
+
+	if (!ue_tracefs[0]) {
+		if (!ue_exists(dirs[0]))
+			return "no /sys/kernel/tracing to mount tracefs on";
+		if (mount("nodev", dirs[0], "tracefs", 0, NULL) &&
+		    errno != EBUSY)
+			return "tracefs cannot be mounted (CONFIG_TRACING?)";
+		snprintf(ue_tracefs, sizeof(ue_tracefs), "%s", dirs[0]);
+	}
+
+	if (!ue_exists(ue_path(path, "user_events_data")))
+		return "no user_events_data in tracefs (CONFIG_USER_EVENTS?)";
+
+	return NULL;
+}
+
+/* Write @len bytes of @buf to @path opened with @flags; 0 or -errno. */
+static inline int ue_write_flags(const char *path, int flags,
+				 const void *buf, size_t len)
+{
+	ssize_t ret;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, buf, len);
+	if (ret < 0)
+		err = -errno;
+	else if ((size_t)ret != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* Write a string to a tracefs file (truncating, as `echo >` does). */
+static inline int ue_write_str(const char *path, const char *str)
+{
+	return ue_write_flags(path, O_TRUNC, str, strlen(str));
+}
+
+/*
+ * Append a command to dynamic_events.  Never O_TRUNC: opening
+ * dynamic_events for truncation deletes every dynamic event.
+ */
+static inline int ue_dyn_cmd(const char *cmd)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_write_flags(ue_path(path, "dynamic_events"), O_APPEND,
+			      cmd, strlen(cmd));
+}
+
+/* Read a whole file into a NUL-terminated malloc()ed buffer, or NULL. */
+static inline char *ue_read_file(const char *path)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = malloc(cap), *nbuf;
+	ssize_t ret;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap *= 2;
+			nbuf = realloc(buf, cap);
+			if (!nbuf)
+				break;
+			buf = nbuf;
+		}
+		ret = read(fd, buf + len, cap - len - 1);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0)
+			break;
+		len += ret;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Read a tracefs file given relative to the mount. */
+static inline char *ue_read_tracefs(const char *rel)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_read_file(ue_path(path, "%s", rel));
+}
+
+/* Read an integer from a file; 0 or -errno. */
+static inline int ue_read_long(const char *path, long *val)
+{
+	char *buf = ue_read_file(path);
+	char *end;
+
+	if (!buf)
+		return -errno ? -errno : -ENOMEM;
+	errno = 0;
+	*val = strtol(buf, &end, 0);
+	if (errno || end == buf) {
+		free(buf);
+		return -EINVAL;
+	}
+	free(buf);
+	return 0;
+}
+
+static inline int ue_write_long(const char *path, long val)
+{
+	char str[32];
+
+	snprintf(str, sizeof(str), "%ld\n", val);
+	return ue_write_str(path, str);
+}
+
+/* Milliseconds on the monotonic clock. */
+static inline long long ue_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* --- user_events_data ---------------------------------------------- */
+
+static inline int ue_open(void)
+{
+	char path[UE_PATH_MAX];
+	int fd = open(ue_path(path, "user_events_data"), O_RDWR);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * DIAG_IOCSREG of @cmd with its enable bit at @addr (@size bytes, @bit).
+ * Stores the write index in @idx (if not NULL); 0 or -errno.
+ */
+static inline int ue_reg_flags(int fd, const char *cmd, __u16 flags,
+			       void *addr, int size, int bit, int *idx)
+{
+	struct user_reg reg;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.enable_bit = bit;
+	reg.enable_size = size;
+	reg.flags = flags;
+	reg.enable_addr = (__u64)(uintptr_t)addr;
+	reg.name_args = (__u64)(uintptr_t)cmd;
+	reg.write_index = 0xdeadbeef;
+
+	if (ioctl(fd, DIAG_IOCSREG, &reg) == -1)
+		return -errno;
+	if (idx)
+		*idx = reg.write_index;
+	return 0;
+}
+
+static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
+			 int *idx)
+{
+	return ue_reg_flags(fd, cmd, 0, word, sizeof(*word), bit, idx);
+}
+
+static inline int ue_unreg(int fd, void *addr, int bit)
+{
+	struct user_unreg unreg;
+
+	memset(&unreg, 0, sizeof(unreg));
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = bit;
+	unreg.disable_addr = (__u64)(uintptr_t)addr;
+
+	if (ioctl(fd, DIAG_IOCSUNREG, &unreg) == -1)
+		return -errno;
+	return 0;
+}
+
+/* DIAG_IOCSDEL of @name on @fd; 0 or -errno. */
+static inline int ue_del_fd(int fd, const char *name)
+{
+	if (ioctl(fd, DIAG_IOCSDEL, name) == -1)
+		return -errno;
+	return 0;
+}
+
+/* DIAG_IOCSDEL of @name on a file of its own; 0 or -errno. */
+static inline int ue_del(const char *name)
+{
+	int fd = ue_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ue_del_fd(fd, name);
+	close(fd);
+	return ret;
+}
+
+/* writev() of the index and one payload buffer: bytes written or -errno */
+static inline ssize_t ue_emit(int fd, int idx, const void *data, size_t len)
+{
+	struct iovec io[2] = {
+		{ .iov_base = &idx, .iov_len = sizeof(idx) },
+		{ .iov_base = (void *)data, .iov_len = len },
+	};
+	ssize_t ret = writev(fd, io, len ? 2 : 1);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* --- events/ files ---------------------------------------------------- */
+
+/* Path of events/user_events/@name/@file (@sys NULL: user_events). */
+static inline const char *ue_evpath(char *buf, const char *sys,
+				    const char *name, const char *file)
+{
+	return ue_path(buf, "events/%s/%s%s%s", sys ? sys : USER_EVENTS_SYSTEM,
+		       name, file ? "/" : "", file ? file : "");
+}
+
+static inline bool ue_event_exists(const char *sys, const char *name)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_exists(ue_evpath(path, sys, name, NULL));
+}
+
+/*
+ * Wait up to @timeout_ms for event @name to disappear (a process that held
+ * it is exiting); true once it is gone.
+ */
+static inline bool ue_wait_gone(const char *sys, const char *name,
+				int timeout_ms)
+{
+	long long end = ue_now_ms() + timeout_ms;
+
+	while (ue_event_exists(sys, name)) {
+		if (ue_now_ms() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static inline int ue_enable_sys(const char *sys, const char *name, bool on)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_write_str(ue_evpath(path, sys, name, "enable"),
+			    on ? "1\n" : "0\n");
+}
+
+static inline int ue_enable(const char *name, bool on)
+{
+	return ue_enable_sys(NULL, name, on);
+}
+
+static inline int ue_event_id(const char *sys, const char *name, long *id)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_read_long(ue_evpath(path, sys, name, "id"), id);
+}
+
+/*
+ * Undo whatever an earlier, interrupted run may have left on event @name:
+ * the enable, a filter, every trigger, then delete it (persistent events
+ * created by a test outlive it).  Errors are ignored: usually there is
+ * nothing to undo.
+ */
+static inline void ue_cleanup_sys(const char *sys, const char *name)
+{
+	char path[UE_PATH_MAX], cmd[600];
+	char *trig, *line, *next, *end;
+
+	if (ue_event_exists(sys, name)) {
+		ue_enable_sys(sys, name, false);
+		ue_write_str(ue_evpath(path, sys, name, "filter"), "0\n");
+		trig = ue_read_file(ue_evpath(path, sys, name, "trigger"));
+		for (line = trig; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			else
+				next = line + strlen(line);
+			if (*line == '#' || !*line)
+				continue;
+			end = strstr(line, " [");
+			if (end)
+				*end = '\0';
+			snprintf(cmd, sizeof(cmd), "!%s\n", line);
+			ue_write_flags(path, O_APPEND, cmd, strlen(cmd));
+		}
+		free(trig);
+	}
+	ue_del(name);
+}
+
+static inline void ue_cleanup(const char *name)
+{
+	ue_cleanup_sys(NULL, name);
+}
+
+/* --- user_events_status ------------------------------------------------ */
+
+/*
+ * Copy the status line of event @name (the name and its comment, if
+ * any) into @line.  Returns 0, or -ENOENT when the event is not listed.
+ */
+static inline int ue_status_line(const char *name, char *line, size_t size)
+{
+	char *buf = ue_read_tracefs("user_events_status");
+	size_t nlen = strlen(name);
+	char *p, *eol;
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -errno;
+	for (p = buf; *p; p = eol + 1) {
+		eol = strchrnul(p, '\n');
+		if (!strncmp(p, name, nlen) &&
+		    (p[nlen] == '\n' || p[nlen] == ' ' || p[nlen] == '\0')) {
+			snprintf(line, size, "%.*s", (int)(eol - p), p);
+			ret = 0;
+			break;
+		}
+		if (!*eol)
+			break;
+	}
+	free(buf);
+	return ret;
+}
+
+/* Read Active: and Busy: of user_events_status. */
+static inline int ue_status_counts(long *active, long *busy)
+{
+	char *buf = ue_read_tracefs("user_events_status");
+	char *a, *b;
+	int ret = -EINVAL;
+
+	if (!buf)
+		return -errno;
+	a = strstr(buf, "\nActive: ");
+	b = strstr(buf, "\nBusy: ");
+	if (!a && !strncmp(buf, "Active: ", 8))
+		a = buf - 1;
+	if (a && b) {
+		*active = strtol(a + 9, NULL, 10);
+		*busy = strtol(b + 7, NULL, 10);
+		ret = 0;
+	}
+	free(buf);
+	return ret;
+}
+
+/* --- format files -------------------------------------------------------- */
+
+struct ue_field {
+	char name[64];
+	char decl[160];		/* what follows "field:" up to the ';' */
+	int offset;
+	int size;
+	int is_signed;
+};
+
+struct ue_format {
+	int nr;			/* fields after the common_* ones */
+	int nr_common;
+	struct ue_field fields[UE_MAX_FIELDS];
+	char print_fmt[2048];
+};
+
+/* Name of a declaration: the last identifier before any '['. */
+static inline void ue_decl_name(const char *decl, char *name, size_t size)
+{
+	const char *end = strchr(decl, '[');
+	const char *start;
+
+	/* "__data_loc char[] name": the '[' belongs to the type */
+	if (end && (!strncmp(decl, "__data_loc", 10) ||
+		    !strncmp(decl, "__rel_loc", 9)))
+		end = NULL;
+	if (!end)
+		end = decl + strlen(decl);
+	while (end > decl && end[-1] == ' ')
+		end--;
+	start = end;
+	while (start > decl && (isalnum((unsigned char)start[-1]) ||
+				start[-1] == '_'))
+		start--;
+	snprintf(name, size, "%.*s", (int)(end - start), start);
+}
+
+/*
+ * Parse events/@sys/@name/format.  Common fields (common_*) are counted in
+ * nr_common and left out of fields[].  0 or -errno.
+ */
+static inline int ue_format_read(const char *sys, const char *name,
+				 struct ue_format *fmt)
+{
+	char path[UE_PATH_MAX];
+	char *buf, *p, *eol, *semi, *q, *c;
+	struct ue_field *f;
+
+	memset(fmt, 0, sizeof(*fmt));
+	buf = ue_read_file(ue_evpath(path, sys, name, "format"));
+	if (!buf)
+		return -errno;
+
+	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		q = strstr(p, "print fmt: ");
+		if (q == p) {
+			snprintf(fmt->print_fmt, sizeof(fmt->print_fmt),
+				 "%.*s", (int)(eol - p - 11), p + 11);
+			continue;
+		}
+		q = strstr(p, "field:");
+		if (!q || q > eol)
+			continue;
+		q += 6;
+		semi = strchr(q, ';');
+		if (!semi || semi > eol)
+			continue;
+		c = strstr(q, " common_");
+		if (c && c < semi) {
+			fmt->nr_common++;
+			continue;
+		}
+		if (fmt->nr == UE_MAX_FIELDS)
+			break;
+		f = &fmt->fields[fmt->nr++];
+		snprintf(f->decl, sizeof(f->decl), "%.*s", (int)(semi - q), q);
+		ue_decl_name(f->decl, f->name, sizeof(f->name));
+		q = strstr(semi, "offset:");
+		f->offset = q && q < eol ? atoi(q + 7) : -1;
+		q = strstr(semi, "size:");
+		f->size = q && q < eol ? atoi(q + 5) : -1;
+		q = strstr(semi, "signed:");
+		f->is_signed = q && q < eol ? atoi(q + 7) : -1;
+	}
+	free(buf);
+	return 0;
+}
+
+static inline const struct ue_field *ue_field(const struct ue_format *fmt,
+					      const char *name)
+{
+	int i;
+
+	for (i = 0; i < fmt->nr; i++)
+		if (!strcmp(fmt->fields[i].name, name))
+			return &fmt->fields[i];
+	return NULL;
+}
+
+/*
+ * A record under construction: @data is the payload (what follows the
+ * write index), laid out as the format file says; @fixed is the size of the
+ * fixed fields, dynamic data is appended after them.
+ */
+struct ue_rec {
+	unsigned char data[4096];
+	size_t fixed;
+	size_t len;
+};
+
+static inline void ue_rec_init(struct ue_rec *r, const struct ue_format *fmt)
+{
+	int i, end;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < fmt->nr; i++) {
+		end = fmt->fields[i].offset + fmt->fields[i].size - UE_HDR_SIZE;
+		if (end > (int)r->fixed)
+			r->fixed = end;
+	}
+	r->len = r->fixed;
+}
+
+/* Store @size bytes of @val at field @name; 0 or -ENOENT / -EINVAL. */
+static inline int ue_rec_set(struct ue_rec *r, const struct ue_format *fmt,
+			     const char *name, const void *val, size_t size)
+{
+	const struct ue_field *f = ue_field(fmt, name);
+
+	if (!f)
+		return -ENOENT;
+	if ((size_t)f->size < size || f->offset < UE_HDR_SIZE)
+		return -EINVAL;
+	memcpy(r->data + f->offset - UE_HDR_SIZE, val, size);
+	return 0;
+}
+
+static inline int ue_rec_set_u64(struct ue_rec *r,
+				 const struct ue_format *fmt,
+				 const char *name, __u64 v)
+{
+	const struct ue_field *f = ue_field(fmt, name);
+	__u8 b = v;
+	__u16 h = v;
+	__u32 w = v;
+
+	if (!f)
+		return -ENOENT;
+	switch (f->size) {
+	case 1: return ue_rec_set(r, fmt, name, &b, 1);
+	case 2: return ue_rec_set(r, fmt, name, &h, 2);
+	case 4: return ue_rec_set(r, fmt, name, &w, 4);
+	case 8: return ue_rec_set(r, fmt, name, &v, 8);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Append @len bytes of dynamic data and point the __data_loc or __rel_loc
+ * field @name at them, computing the offset the way its kind counts it.
+ */
+static inline int ue_rec_dyn(struct ue_rec *r, const struct ue_format *fmt,
+			     const char *name, const void *val, size_t len)
+{
+	const struct ue_field *f = ue_field(fmt, name);
+	__u32 loc, off;
+
+	if (!f || f->size != 4)
+		return -ENOENT;
+	if (r->len + len > sizeof(r->data))
+		return -E2BIG;
+	if (!strncmp(f->decl, "__rel_loc", 9))
+		off = r->len - (f->offset - UE_HDR_SIZE + 4);
+	else if (!strncmp(f->decl, "__data_loc", 10))
+		off = r->len + UE_HDR_SIZE;
+	else
+		return -EINVAL;
+	loc = DYN_LOC(off, (__u32)len);
+	memcpy(r->data + r->len, val, len);
+	r->len += len;
+	return ue_rec_set(r, fmt, name, &loc, 4);
+}
+
+/* Bytes a write of the record takes: the index and the payload */
+static inline ssize_t ue_rec_total(const struct ue_rec *r)
+{
+	return sizeof(int) + r->len;
+}
+
+/* writev() of the record: bytes written or -errno */
+static inline ssize_t ue_emit_rec(int fd, int idx, const struct ue_rec *r)
+{
+	return ue_emit(fd, idx, r->data, r->len);
+}
+
+/* --- trace, error_log ---------------------------------------------------- */
+
+/* Re-read the trace file into *@buf (freeing the old text) */
+static inline const char *ue_trace_read(char **buf)
+{
+	free(*buf);
+	*buf = ue_read_tracefs("trace");
+	return *buf ? *buf : "";
+}
+
+static inline int ue_trace_clear(void)
+{
+	char path[UE_PATH_MAX];
+
+	ue_write_str(ue_path(path, "tracing_on"), "1\n");
+	return ue_write_str(ue_path(path, "trace"), "");
+}
+
+/*
+ * Find the next record of event @name in trace text @p: a line holding
+ * " name:" followed by a space or the end of the line.  Returns a pointer
+ * to the event name, or NULL.
+ */
+static inline const char *ue_trace_next(const char *p, const char *name)
+{
+	char needle[128];
+	size_t n;
+
+	n = snprintf(needle, sizeof(needle), " %s:", name);
+	for (; p && (p = strstr(p, needle)); p += n) {
+		if (p[n] == ' ' || p[n] == '\n' || p[n] == '\0')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Number of lines of @buf that hold a record of event @name. */
+static inline int ue_trace_count(const char *buf, const char *name)
+{
+	const char *p = buf;
+	int n = 0;
+
+	while ((p = ue_trace_next(p, name))) {
+		n++;
+		p += strlen(name);
+	}
+	return n;
+}
+
+/*
+ * Copy the @nth (0-based) line of @buf holding a record of @name, from the
+ * event name on, into @line.  0 or -ENOENT.
+ */
+static inline int ue_trace_line(const char *buf, const char *name, int nth,
+				char *line, size_t size)
+{
+	const char *p = buf, *eol;
+
+	while ((p = ue_trace_next(p, name))) {
+		if (!nth--) {
+			eol = strchrnul(p, '\n');
+			snprintf(line, size, "%.*s", (int)(eol - p), p);
+			return 0;
+		}
+		p += strlen(name);
+	}
+	return -ENOENT;
+}
+
+/*
+ * Does @line hold the token @tok ("name=value"), delimited by spaces or
+ * the line's ends?
+ */
+static inline bool ue_has_token(const char *line, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *p;
+
+	for (p = line; (p = strstr(p, tok)); p++) {
+		if ((p == line || p[-1] == ' ') &&
+		    (p[n] == ' ' || p[n] == '\0' || p[n] == '\n'))
+			return true;
+	}
+	return false;
+}
+
+static inline int ue_errlog_clear(void)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_write_str(ue_path(path, "error_log"), "\n");
+}
+
+/*
+ * Find the last error_log entry whose command contains @cmd_part and
+ * return in @pos the caret's position within that command (-1 if none).
+ * The command text is copied to @cmd.  0 or -ENOENT.
+ */
+static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
+				 int *pos)
+{
+	static const char prefix[] = "  Command: ";
+	char *buf = ue_read_tracefs("error_log");
+	char *p, *eol, *caret, *ceol;
+	int ret = -ENOENT;
+
+	*pos = -1;
+	if (!buf)
+		return -errno;
+	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		if (strncmp(p, prefix, sizeof(prefix) - 1))
+			continue;
+		if (!memmem(p, eol - p, cmd_part, strlen(cmd_part)))
+			continue;
+		snprintf(cmd, size, "%.*s", (int)(eol - p - sizeof(prefix) + 1),
+			 p + sizeof(prefix) - 1);
+		ret = 0;
+		*pos = -1;
+		if (!*eol)
+			break;
+		ceol = strchrnul(eol + 1, '\n');
+		caret = memchr(eol + 1, '^', ceol - eol - 1);
+		if (caret)
+			*pos = caret - (eol + 1) - (int)(sizeof(prefix) - 1);
+	}
+	free(buf);
+	return ret;
+}
+
+/* --- capabilities ---------------------------------------------------------- */
+
+/*
+ * Drop CAP_PERFMON and CAP_SYS_ADMIN (which also grants what CAP_PERFMON
+ * does) from this process, with the raw capset syscall: libcap need not be
+ * installed.  The uid stays 0, so file permissions are unchanged.
+ */
+static inline int ue_drop_perfmon(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	unsigned int i;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		__u32 mask = 1U << (caps[i] % 32);
+
+		data[caps[i] / 32].effective &= ~mask;
+		data[caps[i] / 32].permitted &= ~mask;
+		data[caps[i] / 32].inheritable &= ~mask;
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+/* --- child processes -------------------------------------------------------- */
+
+/*
+ * fork() whose child is killed when the test process dies, so that a
+ * failed test never leaves a helper behind holding events.
+ */
+static inline pid_t ue_fork(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(99);
+	}
+	return pid;
+}
+
+/* waitpid() with a deadline; kills the child when it passes. */
+static inline int ue_wait_child(pid_t pid, int timeout_ms, int *status)
+{
+	long long end = ue_now_ms() + timeout_ms;
+	pid_t ret;
+
+	for (;;) {
+		ret = waitpid(pid, status, WNOHANG);
+		if (ret == pid)
+			return 0;
+		if (ret < 0)
+			return -errno;
+		if (ue_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, status, 0);
+			return -ETIMEDOUT;
+		}
+		usleep(1000);
+	}
+}
+
+/* Exit status of a child that ended with _exit(), or -1. */
+static inline int ue_exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+#endif /* _USER_EVENTS_SELFTESTS_H */
