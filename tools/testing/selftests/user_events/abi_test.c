@@ -876,9 +876,10 @@ static long chan_recv(int fd)
 	return v;
 }
 
-enum { CMD_READ = 1, CMD_UNREG0, CMD_EXIT };
+enum { CMD_READ = 1, CMD_REG2, CMD_UNREG0, CMD_UNREG2, CMD_EXIT };
 
-static __u32 cow_word;
+/* The COW test's enable word: alone on its page */
+static __u32 *cow_word;
 
 /* The child of the COW test: answers commands about its own word */
 static void cow_child(struct chan *ch, int fd)
@@ -890,10 +891,18 @@ static void cow_child(struct chan *ch, int fd)
 		switch (cmd) {
 		case CMD_READ:
 			chan_send(ch->to_parent[1],
-				  __atomic_load_n(&cow_word, __ATOMIC_SEQ_CST));
+				  __atomic_load_n(cow_word, __ATOMIC_SEQ_CST));
+			break;
+		case CMD_REG2:
+			chan_send(ch->to_parent[1],
+				  ue_reg(fd, EV_COW " u32 a", cow_word, 2,
+					 NULL));
 			break;
 		case CMD_UNREG0:
-			chan_send(ch->to_parent[1], ue_unreg(fd, &cow_word, 0));
+			chan_send(ch->to_parent[1], ue_unreg(fd, cow_word, 0));
+			break;
+		case CMD_UNREG2:
+			chan_send(ch->to_parent[1], ue_unreg(fd, cow_word, 2));
 			break;
 		default:
 			_exit(cmd == CMD_EXIT ? 0 : 1);
@@ -908,6 +917,11 @@ static long child_cmd(struct chan *ch, long cmd)
 	return chan_recv(ch->to_parent[0]);
 }
 
+/*
+ * The word's page is shared copy-on-write after fork() and the child never
+ * writes it itself: every bit the kernel sets or clears must land in the
+ * copy of the process that registered it, and only there.
+ */
 TEST_F_TIMEOUT(abi, fork_copy_on_write, TIMEOUT)
 {
 	struct chan ch;
@@ -916,41 +930,54 @@ TEST_F_TIMEOUT(abi, fork_copy_on_write, TIMEOUT)
 
 	ASSERT_EQ(0, pipe(ch.to_child));
 	ASSERT_EQ(0, pipe(ch.to_parent));
-	cow_word = 0;
-	ASSERT_EQ(0, ue_reg(self->fd, EV_COW " u32 a", &cow_word, 0, NULL));
-	ASSERT_EQ(0, ue_reg(self->fd, EV_COW " u32 a", &cow_word, 1, NULL));
+	cow_word = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, cow_word);
+	*cow_word = 0;
+	ASSERT_EQ(0, ue_reg(self->fd, EV_COW " u32 a", cow_word, 0, NULL));
 
-	/* The child does not touch the page: it stays shared until written */
 	pid = ue_fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		cow_child(&ch, self->fd);
 
-	/* Both copies follow the event */
-	ASSERT_EQ(0, ue_enable(EV_COW, true));
-	EXPECT_EQ(3, cow_word);
-	EXPECT_EQ(3, child_cmd(&ch, CMD_READ));
-	ASSERT_EQ(0, ue_enable(EV_COW, false));
-	EXPECT_EQ(0, cow_word);
+	/* The child adds bit 2 to its copy only (the page still shared) */
+	EXPECT_EQ(0, child_cmd(&ch, CMD_REG2));
+	EXPECT_EQ(0, *cow_word);
 	EXPECT_EQ(0, child_cmd(&ch, CMD_READ));
 
-	/* The child drops bit 0, the parent bit 1: each its own copy */
+	/* Both copies follow the event, each with its own bits */
+	ASSERT_EQ(0, ue_enable(EV_COW, true));
+	EXPECT_EQ(1, *cow_word);
+	EXPECT_EQ(5, child_cmd(&ch, CMD_READ));
+	ASSERT_EQ(0, ue_enable(EV_COW, false));
+	EXPECT_EQ(0, *cow_word);
+	EXPECT_EQ(0, child_cmd(&ch, CMD_READ));
+
+	/* The child drops its inherited bit 0: the parent's stays */
 	EXPECT_EQ(0, child_cmd(&ch, CMD_UNREG0));
-	EXPECT_EQ(0, ue_unreg(self->fd, &cow_word, 1));
 	ASSERT_EQ(0, ue_enable(EV_COW, true));
-	EXPECT_EQ(1, cow_word);
-	EXPECT_EQ(2, child_cmd(&ch, CMD_READ));
+	EXPECT_EQ(1, *cow_word);
+	EXPECT_EQ(4, child_cmd(&ch, CMD_READ));
 	ASSERT_EQ(0, ue_enable(EV_COW, false));
-	EXPECT_EQ(0, cow_word);
+	EXPECT_EQ(0, *cow_word);
 	EXPECT_EQ(0, child_cmd(&ch, CMD_READ));
 
-	/* The parent still has bit 0, the child no longer */
+	/* The parent drops bit 0: the child's bit 2 stays */
+	EXPECT_EQ(0, ue_unreg(self->fd, cow_word, 0));
 	EXPECT_EQ(-ENOENT, child_cmd(&ch, CMD_UNREG0));
-	EXPECT_EQ(0, ue_unreg(self->fd, &cow_word, 0));
+	ASSERT_EQ(0, ue_enable(EV_COW, true));
+	EXPECT_EQ(0, *cow_word);
+	EXPECT_EQ(4, child_cmd(&ch, CMD_READ));
+	ASSERT_EQ(0, ue_enable(EV_COW, false));
+	EXPECT_EQ(0, child_cmd(&ch, CMD_READ));
+	EXPECT_EQ(0, child_cmd(&ch, CMD_UNREG2));
+	EXPECT_EQ(-ENOENT, ue_unreg(self->fd, cow_word, 2));
 
 	chan_send(ch.to_child[1], CMD_EXIT);
 	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
 	EXPECT_EQ(0, ue_exit_code(status));
+	munmap(cow_word, page_size);
 }
 
 static __u32 clone_word;
@@ -1017,6 +1044,8 @@ TEST_F_TIMEOUT(abi, clone_vm_shares, TIMEOUT)
  * image had a registered word; the parent toggles the event; the word must
  * stay untouched and the registration must be gone.
  */
+static __u32 exec_word;
+
 static int exec_child(int argc, char **argv)
 {
 	int rfd, wfd, fd;
@@ -1061,7 +1090,7 @@ TEST_F_TIMEOUT(abi, execve_drops, TIMEOUT)
 	ASSERT_EQ(0, pipe(ch.to_child));
 	ASSERT_EQ(0, pipe(ch.to_parent));
 	/* The parent keeps the event and listens */
-	ASSERT_EQ(0, ue_reg(self->fd, EV_EXEC " u32 a", &cow_word, 5, NULL));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EXEC " u32 a", &exec_word, 5, NULL));
 	ASSERT_EQ(0, ue_enable(EV_EXEC, true));
 
 	pid = ue_fork();
@@ -1092,7 +1121,7 @@ TEST_F_TIMEOUT(abi, execve_drops, TIMEOUT)
 		TH_LOG("exec child: %d (1: word written, 2: registration kept, 4/8: re-register)",
 		       ue_exit_code(status));
 	ASSERT_EQ(0, ue_enable(EV_EXEC, false));
-	EXPECT_EQ(0, ue_unreg(self->fd, &cow_word, 5));
+	EXPECT_EQ(0, ue_unreg(self->fd, &exec_word, 5));
 }
 
 TEST_F_TIMEOUT(abi, exit_drops, TIMEOUT)

@@ -472,18 +472,22 @@ struct ue_format {
 	char print_fmt[2048];
 };
 
-/* Name of a declaration: the last identifier before any '['. */
+/*
+ * Name of a declaration: its last identifier, after dropping an array
+ * suffix ("char s[16]", "__rel_loc char s[]"); in "__data_loc char[] s"
+ * the brackets belong to the type.
+ */
 static inline void ue_decl_name(const char *decl, char *name, size_t size)
 {
-	const char *end = strchr(decl, '[');
+	const char *end = decl + strlen(decl);
 	const char *start;
 
-	/* "__data_loc char[] name": the '[' belongs to the type */
-	if (end && (!strncmp(decl, "__data_loc", 10) ||
-		    !strncmp(decl, "__rel_loc", 9)))
-		end = NULL;
-	if (!end)
-		end = decl + strlen(decl);
+	while (end > decl && end[-1] == ' ')
+		end--;
+	if (end > decl && end[-1] == ']') {
+		while (end > decl && *end != '[')
+			end--;
+	}
 	while (end > decl && end[-1] == ' ')
 		end--;
 	start = end;
