@@ -79,6 +79,7 @@
  * @tp:		private tracepoint; tp.funcs are the probes a write runs
  * @node:	in user_event_table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
+ * @fields:	@fmt's fields for the trace core
  * @enablers:	enablers of this event (user_event_mm_mutex)
  * @refs:	write indexes and enablers referring to the event; it only
  *		goes from 0 to 1 and from 1 to 0 under event_mutex
@@ -94,6 +95,7 @@ struct user_event {
 	struct tracepoint		tp;
 	struct hlist_node		node;
 	struct user_event_format	*fmt;
+	struct trace_event_fields	*fields;
 	struct list_head		enablers;
 	atomic_t			refs;
 	unsigned int			status;
@@ -384,6 +386,7 @@ static struct user_event *user_event_find(const struct user_event_format *fmt,
 static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
+	kfree(ue->fields);
 	kfree(ue->tp.name);
 	user_event_format_free(ue->fmt);
 	kfree(ue);
@@ -1093,29 +1096,38 @@ static void user_event_perf(void *data, struct user_event *ue,
  * Event creation
  */
 
-static int user_event_define_fields(struct trace_event_call *call)
+/*
+ * The fields as the trace core lays them out: one after the other from
+ * the end of the common header, as the parser placed them.  A char array
+ * carries its length, so that the format file shows "char s[16]".
+ */
+static struct trace_event_fields *
+user_event_fields_alloc(const struct user_event_format *fmt)
 {
-	struct user_event *ue = call->data;
-	const struct user_field *f;
-	int ret;
+	struct trace_event_fields *fields;
 	u32 i;
 
-	for (i = 0; i < ue->fmt->nr_fields; i++) {
-		f = &ue->fmt->fields[i];
-		ret = trace_define_field(call, f->type, f->name, f->offset,
-					 f->size, f->is_signed,
-					 f->filter_type);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
+	fields = kcalloc(fmt->nr_fields + 1, sizeof(*fields),
+			 GFP_KERNEL_ACCOUNT);
+	if (!fields)
+		return NULL;
 
-static struct trace_event_fields user_event_fields_array[] = {
-	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = user_event_define_fields },
-	{}
-};
+	for (i = 0; i < fmt->nr_fields; i++) {
+		const struct user_field *f = &fmt->fields[i];
+		const struct trace_event_fields field = {
+			.type		= f->type,
+			.name		= f->name,
+			.size		= f->size,
+			.align		= 1,
+			.is_signed	= f->is_signed,
+			.filter_type	= f->filter_type,
+			.len		= f->kind == USER_FIELD_ARRAY ? f->size : 0,
+		};
+
+		memcpy(&fields[i], &field, sizeof(field));
+	}
+	return fields;
+}
 
 static enum print_line_t user_event_print(struct trace_iterator *iter,
 					  int flags, struct trace_event *event)
@@ -1160,11 +1172,12 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 					fmt->name, user_event_multi_id);
 	else
 		ue->tp.name = kstrdup(fmt->name, GFP_KERNEL_ACCOUNT);
-	if (!ue->tp.name)
+	ue->fields = user_event_fields_alloc(fmt);
+	if (!ue->tp.name || !ue->fields)
 		goto err;
 
 	ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
-	ue->class.fields_array = user_event_fields_array;
+	ue->class.fields_array = ue->fields;
 	ue->class.reg = user_event_reg;
 	ue->class.probe = user_event_ftrace;
 #ifdef CONFIG_PERF_EVENTS
