@@ -27,13 +27,14 @@
 #define EV_RLOC		UE_PREFIX "ft_rloc"
 #define EV_FILTER	UE_PREFIX "ft_filter"
 #define EV_HIST		UE_PREFIX "ft_hist"
+#define EV_GONE		UE_PREFIX "ft_gone"
 
 #define NR_CHILDREN	50
 #define TIMEOUT		300	/* seconds per test: TCG + debug kernel */
 
 static const char * const all_events[] = {
 	EV_STATUS, EV_BIT, EV_FORK, EV_TYPES, EV_EMPTY, EV_BADF, EV_DLOC,
-	EV_RLOC, EV_FILTER, EV_HIST,
+	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE,
 };
 
 static void cleanup_all(void)
@@ -648,6 +649,30 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
 				    O_APPEND, "!hist:keys=a\n", 13));
 	EXPECT_EQ(0, self->word);
+}
+
+/*
+ * ftrace's enable is a reference too: the event outlives its last
+ * registration while enabled, and goes once ftrace lets it go.
+ */
+TEST_F_TIMEOUT(ftrace, gone_after_last_listener, TIMEOUT)
+{
+	char line[128];
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &self->word, 0, NULL));
+	ASSERT_EQ(0, ue_enable(EV_GONE, true));
+	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	close(self->fd);
+	self->fd = -1;
+
+	EXPECT_TRUE(ue_event_exists(NULL, EV_GONE));
+	ASSERT_EQ(0, ue_status_line(EV_GONE, line, sizeof(line)));
+	EXPECT_STREQ(EV_GONE " # Used by ftrace", line);
+	EXPECT_EQ(-EBUSY, ue_del(EV_GONE));
+
+	ASSERT_EQ(0, ue_enable(EV_GONE, false));
+	EXPECT_TRUE(ue_wait_gone(NULL, EV_GONE, 5000));
+	EXPECT_EQ(-ENOENT, ue_status_line(EV_GONE, line, sizeof(line)));
 }
 
 TEST_HARNESS_MAIN

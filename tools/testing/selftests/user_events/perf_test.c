@@ -28,12 +28,13 @@
 #define EV_EMPTY	UE_PREFIX "pf_empty"
 #define EV_STATUS	UE_PREFIX "pf_status"
 #define EV_BPF		UE_PREFIX "pf_bpf"
+#define EV_GONE		UE_PREFIX "pf_gone"
 
 #define RING_PAGES	16	/* data pages, a power of two */
 #define MAX_SAMPLES	64
 
 static const char * const events[] = {
-	EV_TYPES, EV_EMPTY, EV_STATUS, EV_BPF,
+	EV_TYPES, EV_EMPTY, EV_STATUS, EV_BPF, EV_GONE,
 };
 
 struct sample {
@@ -427,6 +428,21 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 	EXPECT_EQ(-EBUSY, ue_del(EV_STATUS));
 	perf_close(&self->r);
 	EXPECT_EQ(0, ue_del(EV_STATUS));
+}
+
+/* A perf event keeps a non-persistent event alive until it closes */
+TEST_F_TIMEOUT(perf, gone_after_perf_close, TIMEOUT)
+{
+	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &self->word, 0, NULL));
+	ASSERT_EQ(0, perf_attach(&self->r, EV_GONE));
+	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	close(self->fd);
+	self->fd = -1;
+
+	EXPECT_TRUE(ue_event_exists(NULL, EV_GONE));
+	EXPECT_EQ(-EBUSY, ue_del(EV_GONE));
+	perf_close(&self->r);
+	EXPECT_TRUE(ue_wait_gone(NULL, EV_GONE, 5000));
 }
 
 /* --- eBPF ------------------------------------------------------------ */
