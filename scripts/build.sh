@@ -15,9 +15,11 @@ shift || true
 SRCTREE=${SRC:-$LINUX}
 O=${OBJ:-$BUILD/$FLAVOUR}
 
-lock_build
+lock_obj "$O"
 if [ -z "${SRC:-}" ]; then
+	lock_build
 	APPLY_LOCKED=1 "$TOP/scripts/apply.sh"
+	unlock_build
 fi
 
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true CCACHE_SLOPPINESS=time_macros
@@ -27,7 +29,6 @@ MAKE=(make -C "$SRCTREE" O="$O" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 frags=("$TOP/configs/guest.config" "$TOP/configs/$FLAVOUR.config")
 [ -n "${EXTRA_CONFIG:-}" ] && frags+=("$EXTRA_CONFIG")
 stamp=$(cat "${frags[@]}" | sha1sum | cut -c1-12)-$(git -C "$SRCTREE" rev-parse HEAD:Makefile)
-mkdir -p "$O"
 if [ "$(cat "$O/.config-stamp" 2>/dev/null)" != "$stamp" ] ||
    [ ! -f "$O/.config" ] || [ "$SRCTREE/kernel/trace/Kconfig" -nt "$O/.config-stamp" ]; then
 	log "configuring $O (tinyconfig + ${frags[*]##*/})"

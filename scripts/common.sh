@@ -15,8 +15,20 @@ log() { echo ">> $*" >&2; }
 
 # Serialise everything that writes build/linux or a kernel object tree, so
 # that two make invocations (or two developers' shells) never race.
+# lock_build: build/linux (the series checkout); lock_obj DIR: one object
+# tree, so that the test and bench flavours can build side by side.
 lock_build() {
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/.lock"
 	flock 9
+}
+
+unlock_build() {
+	exec 9>&-
+}
+
+lock_obj() {
+	mkdir -p "$1"
+	exec 8>"$1/.lock"
+	flock 8
 }

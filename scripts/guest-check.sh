@@ -16,9 +16,25 @@ pins() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 cd "$KSFT" || exit 1
 ./run_kselftest.sh 2>&1 | tee $R/kselftest.ktap
 
+# The tracing tools of the host start on this kernel and see its events.
+tool() {
+	local n=$1 name=$2
+	shift 2
+	if ! command -v "$1" >/dev/null; then
+		echo "ok $n $name # SKIP $1 not installed"
+	elif out=$(timeout 300 "$@" 2>&1) && echo "$out" | grep -q 'sched.*sched_switch'; then
+		echo "ok $n $name"
+	else
+		echo "$out" | tail -n 5 | sed 's/^/# /'
+		echo "not ok $n $name"
+	fi
+}
+
 {
 	echo "TAP version 13"
-	echo "1..2"
+	echo "1..5"
+	# Fold the per-CPU counter deltas first, or the two can differ by a few.
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
 	acq=$(pins nr_foll_pin_acquired) rel=$(pins nr_foll_pin_released)
 	if [ -n "$acq" ] && [ "$acq" = "$rel" ]; then
 		echo "ok 1 foll_pin_balanced # acquired=$acq released=$rel"
@@ -38,5 +54,8 @@ cd "$KSFT" || exit 1
 	else
 		echo "ok 2 kmemleak_clean # SKIP kmemleak not available"
 	fi
+	tool 3 perf_lists_tracepoints perf list tracepoint
+	tool 4 trace_cmd_lists_events trace-cmd list -e
+	tool 5 bpftrace_lists_tracepoints bpftrace -l 'tracepoint:sched:*'
 } | tee $R/guest.ktap
 exit 0
