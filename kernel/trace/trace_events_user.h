@@ -81,36 +81,33 @@ struct user_event_format {
  * index of a message in user_event_errs[] and the position of the
  * offending token in the command.
  */
-#define USER_EVENT_ERRORS						\
-	C(NONE,			"No error"),				\
-	C(CMD_TOO_LONG,		"Command too long"),			\
-	C(NO_NAME,		"Missing event name"),			\
-	C(BAD_NAME,		"Invalid character in event name"),	\
-	C(BAD_FLAG,		"Unknown flag"),			\
-	C(NO_FIELD_TYPE,	"Missing field type"),			\
-	C(BAD_TYPE,		"Unsupported field type"),		\
-	C(NO_FIELD_NAME,	"Missing field name"),			\
-	C(BAD_FIELD_NAME,	"Invalid field name"),			\
-	C(DUP_FIELD_NAME,	"Duplicate field name"),		\
-	C(BAD_SIZE,		"Invalid field size"),			\
-	C(SIZE_NOT_STRUCT,	"Size is only valid for struct types"),	\
-	C(STRUCT_NO_SIZE,	"Struct field needs a size"),		\
-	C(BAD_ARRAY_LEN,	"Invalid array length"),		\
-	C(TRAILING,		"Unexpected token"),			\
-	C(EMPTY_FIELD,		"Empty field"),				\
-	C(TOO_BIG,		"Event too large"),			\
-	C(NOT_PERMITTED,	"Operation not permitted"),		\
-	C(EVENT_EXISTS,		"Event exists with other fields"),	\
-	C(TOO_MANY,		"Too many events (kernel.user_events_max)"),\
-	C(NO_EVENT,		"No such event"),			\
-	C(EVENT_BUSY,		"Event is busy"),
+enum user_event_err {
+	USER_EVENT_ERR_NONE,
+	USER_EVENT_ERR_CMD_TOO_LONG,
+	USER_EVENT_ERR_NO_NAME,
+	USER_EVENT_ERR_BAD_NAME,
+	USER_EVENT_ERR_BAD_FLAG,
+	USER_EVENT_ERR_NO_FIELD_TYPE,
+	USER_EVENT_ERR_BAD_TYPE,
+	USER_EVENT_ERR_NO_FIELD_NAME,
+	USER_EVENT_ERR_BAD_FIELD_NAME,
+	USER_EVENT_ERR_DUP_FIELD_NAME,
+	USER_EVENT_ERR_BAD_SIZE,
+	USER_EVENT_ERR_SIZE_NOT_STRUCT,
+	USER_EVENT_ERR_STRUCT_NO_SIZE,
+	USER_EVENT_ERR_BAD_ARRAY_LEN,
+	USER_EVENT_ERR_TRAILING,
+	USER_EVENT_ERR_EMPTY_FIELD,
+	USER_EVENT_ERR_TOO_BIG,
+	USER_EVENT_ERR_NOT_PERMITTED,
+	USER_EVENT_ERR_EVENT_EXISTS,
+	USER_EVENT_ERR_TOO_MANY,
+	USER_EVENT_ERR_NO_EVENT,
+	USER_EVENT_ERR_EVENT_BUSY,
+	USER_EVENT_ERR_MAX,
+};
 
-#undef C
-#define C(a, b)		USER_EVENT_ERR_##a
-enum user_event_err { USER_EVENT_ERRORS };
-#undef C
-
-extern const char *user_event_errs[];
+extern const char *user_event_errs[USER_EVENT_ERR_MAX];
 
 /**
  * struct user_parse_err - where and why a command was rejected

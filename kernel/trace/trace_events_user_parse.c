@@ -29,14 +29,31 @@
 
 #include "trace_events_user.h"
 
-#undef C
-#define C(a, b)							\
-	[USER_EVENT_ERR_##a] = b
-
 /* Messages for tracing_log_err(), indexed by enum user_event_err */
-const char *user_event_errs[] = { USER_EVENT_ERRORS };
-
-#undef C
+const char *user_event_errs[USER_EVENT_ERR_MAX] = {
+	[USER_EVENT_ERR_NONE] = "No error",
+	[USER_EVENT_ERR_CMD_TOO_LONG] = "Command too long",
+	[USER_EVENT_ERR_NO_NAME] = "Missing event name",
+	[USER_EVENT_ERR_BAD_NAME] = "Invalid character in event name",
+	[USER_EVENT_ERR_BAD_FLAG] = "Unknown flag",
+	[USER_EVENT_ERR_NO_FIELD_TYPE] = "Missing field type",
+	[USER_EVENT_ERR_BAD_TYPE] = "Unsupported field type",
+	[USER_EVENT_ERR_NO_FIELD_NAME] = "Missing field name",
+	[USER_EVENT_ERR_BAD_FIELD_NAME] = "Invalid field name",
+	[USER_EVENT_ERR_DUP_FIELD_NAME] = "Duplicate field name",
+	[USER_EVENT_ERR_BAD_SIZE] = "Invalid field size",
+	[USER_EVENT_ERR_SIZE_NOT_STRUCT] = "Size is only valid for struct types",
+	[USER_EVENT_ERR_STRUCT_NO_SIZE] = "Struct field needs a size",
+	[USER_EVENT_ERR_BAD_ARRAY_LEN] = "Invalid array length",
+	[USER_EVENT_ERR_TRAILING] = "Unexpected token",
+	[USER_EVENT_ERR_EMPTY_FIELD] = "Empty field",
+	[USER_EVENT_ERR_TOO_BIG] = "Event too large",
+	[USER_EVENT_ERR_NOT_PERMITTED] = "Operation not permitted",
+	[USER_EVENT_ERR_EVENT_EXISTS] = "Event exists with other fields",
+	[USER_EVENT_ERR_TOO_MANY] = "Too many events (kernel.user_events_max)",
+	[USER_EVENT_ERR_NO_EVENT] = "No such event",
+	[USER_EVENT_ERR_EVENT_BUSY] = "Event is busy",
+};
 
 /* Element and integer types, with their size in bytes */
 struct user_basic_type {
