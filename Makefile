@@ -5,7 +5,7 @@
 FLAVOUR ?= test
 S := scripts
 
-.PHONY: help deps base apply kernel headers user run shell check clean
+.PHONY: help deps base apply kernel headers user run shell check series series-check clean
 
 help:
 	@echo "make run      build the patched kernel, boot it, run the user_events demo"
@@ -13,6 +13,7 @@ help:
 	@echo "make kernel   build/\$$FLAVOUR/arch/x86/boot/bzImage (FLAVOUR=test|bench)"
 	@echo "make headers  UAPI headers in build/\$$FLAVOUR/usr/include"
 	@echo "make shell    interactive shell in the guest"
+	@echo "make series   build/series/*.patch, checkpatch-clean; series-check builds each step"
 	@echo "scripts/vm.sh -- CMD   run one command in the guest"
 
 deps:
@@ -43,5 +44,17 @@ shell: kernel
 check:
 	@$(S)/check.sh
 
+series: base
+	@$(S)/series-export.sh export
+
+series-check: series
+	@$(S)/series-export.sh check
+
 clean:
 	rm -rf build
+
+# make bench [REF=1]: the benchmark table (bench/README.md); REF=1 adds the
+# unmodified Debian 6.12 kernel's own user_events as a second column.
+.PHONY: bench
+bench: deps
+	@$(S)/bench.sh $(if $(REF),--ref)

@@ -21,9 +21,14 @@ set +e
 	-- "$TOP/scripts/guest-check.sh" "$BUILD/kselftest/test"
 vmrc=$?
 set -e
+# vm.sh must pass a failing command's status through.
+set +e
+"$TOP/scripts/vm.sh" --flavour test --quiet --timeout 600 -- false
+falserc=$?
+set -e
 {
 	echo "TAP version 13"
-	echo "1..2"
+	echo "1..3"
 	if [ -s "$OUT/vm/rc" ]; then
 		echo "ok 1 guest_reported_status"
 	else
@@ -34,6 +39,11 @@ set -e
 	else
 		sed 's/^/# /' "$OUT/splats.txt"
 		echo "not ok 2 no_kernel_splat"
+	fi
+	if [ "$falserc" = 1 ]; then
+		echo "ok 3 vm_sh_passes_exit_status # vm.sh -- false: 1"
+	else
+		echo "not ok 3 vm_sh_passes_exit_status # vm.sh -- false: $falserc, wanted 1"
 	fi
 } >"$OUT/harness.ktap"
 

@@ -8,6 +8,9 @@ LINUX=$BUILD/linux
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 # The Debian package the series targets (checked by base.sh).
 SRC_PKG=linux-source-6.12
+# Debian's own tools first (python3 with ply and git for checkpatch), not a
+# user-installed interpreter that may lack them.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 JOBS=${JOBS:-$(nproc)}
 
 die() { echo "error: $*" >&2; exit 1; }

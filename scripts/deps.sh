@@ -6,7 +6,8 @@ set -e
 
 PKGS="build-essential git flex bison bc libelf-dev libssl-dev dwarves ccache
 rsync cpio kmod python3 qemu-system-x86 linux-source-6.12 linux-perf trace-cmd
-bpftrace busybox-static sparse python3-sphinx perl xz-utils util-linux"
+bpftrace busybox-static sparse python3-sphinx python3-ply python3-git perl
+xz-utils util-linux"
 
 missing=
 for p in $PKGS; do

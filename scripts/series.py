@@ -131,6 +131,8 @@ def build_commits(entries):
                 git('apply', '--cached', os.path.join(TOP, d), env=env)
             tree = git('write-tree', env=env)
             msg = e['subject'] + '\n' + ('\n' + '\n'.join(e['body']) + '\n' if e['body'] else '')
+            if 'GIT_AUTHOR_NAME' in env:
+                msg += '\nSigned-off-by: %s <%s>\n' % (env['GIT_AUTHOR_NAME'], env['GIT_AUTHOR_EMAIL'])
             parent = git('commit-tree', tree, '-p', parent, env=env, inp=msg)
             commits.append(parent)
         return commits

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make series:        build/series/*.patch with a cover letter, each patch
+#                     checked with checkpatch.pl --strict (0 errors, 0 warnings).
+# make series-check:  git am every patch onto the base in a scratch worktree
+#                     and build each step (kernel with the bench config, and
+#                     the selftests and samples once they exist).
+set -e
+. "$(dirname "$0")/common.sh"
+OUT=$BUILD/series
+
+export_series() {
+	"$TOP/scripts/apply.sh"
+	rm -rf "$OUT"
+	git -C "$LINUX" format-patch -q --cover-letter --no-signature \
+		--subject-prefix=PATCH -o "$OUT" base..series
+	local cover
+	cover=$(ls "$OUT"/0000-*.patch)
+	python3 - "$cover" "$TOP/patches/cover-letter" <<'PY'
+import sys
+cover, text = sys.argv[1], open(sys.argv[2]).read().rstrip('\n').split('\n', 1)
+s = open(cover).read()
+s = s.replace('*** SUBJECT HERE ***', text[0]).replace('*** BLURB HERE ***', text[1].strip('\n'))
+open(cover, 'w').write(s)
+PY
+	local bad=0 p out
+	for p in "$OUT"/0*.patch; do
+		[ "$p" = "$cover" ] && continue
+		out=$(cd "$LINUX" && scripts/checkpatch.pl --strict --quiet "$p" 2>&1) || true
+		if [ -n "$out" ]; then
+			echo "checkpatch: ${p##*/}:"
+			echo "$out" | sed 's/^/  /'
+			bad=1
+		else
+			echo "checkpatch: ${p##*/}: clean"
+		fi
+	done
+	echo "series: $(ls "$OUT"/0*.patch | wc -l) files in $OUT"
+	return $bad
+}
+
+check_series() {
+	[ -d "$OUT" ] || die "run make series first"
+	local wt=$BUILD/series-wt obj=$BUILD/series-obj p n=0
+	lock_obj "$obj"
+	if [ ! -e "$wt/.git" ]; then
+		git -C "$BASE" worktree prune
+		git -C "$BASE" worktree add -q --detach "$wt" base
+	fi
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	git -C "$wt" checkout -q -f --detach base
+	for p in "$OUT"/0*.patch; do
+		case "$p" in */0000-*) continue ;; esac
+		n=$((n + 1))
+		log "series-check: ${p##*/}"
+		git -C "$wt" am -q --keep-cr "$p" || die "${p##*/} does not apply"
+		SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s bzImage ||
+			die "${p##*/}: kernel build fails"
+		if [ -d "$wt/tools/testing/selftests/user_events" ]; then
+			SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s headers
+			make -s -C "$wt/tools/testing/selftests" TARGETS=user_events \
+				KHDR_INCLUDES="-isystem $obj/usr/include" \
+				O="$obj/kselftest" >/dev/null 2>"$obj/ksft.err" ||
+				{ cat "$obj/ksft.err"; die "${p##*/}: selftests do not build"; }
+		fi
+	done
+	echo "series-check: all $n patches apply and build"
+}
+
+case "${1:-export}" in
+export) export_series ;;
+check) check_series ;;
+*) die "usage: series-export.sh [export|check]" ;;
+esac
