@@ -66,7 +66,10 @@ pwd >"$RESULTS/cwd"
 if [ "$ACCEL" = kvm ]; then
 	machine=(-machine q35,accel=kvm -cpu host)
 else
-	machine=(-machine q35,accel=tcg -cpu max)
+	# No 5-level paging: a KASAN kernel under TCG with la57 sometimes takes an
+	# early interrupt before its shadow covers the IRQ descriptors (a splat
+	# in handle_edge_irq at 0.005 s, about one boot in seven).
+	machine=(-machine q35,accel=tcg -cpu max,la57=off)
 fi
 cmdline="console=ttyS0 loglevel=5 printk.time=1 log_buf_len=16M panic=-1 \
 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose \
