@@ -23,7 +23,8 @@
  * from the file's RCU-protected array; then, with preemption off, each
  * probe on the tracepoint reserves its record (ftrace ring buffer or perf
  * buffer), copies the payload without faulting, validates __data_loc and
- * __rel_loc fields and commits, or discards and fails with EFAULT.
+ * __rel_loc fields and commits, or discards and fails with EFAULT.  A
+ * payload that was not resident is faulted in and written again.
  *
  * Lifetime: an event is referenced by every write index handed out (until
  * the file is released) and by every enabler (until DIAG_IOCSUNREG, the
@@ -79,7 +80,6 @@
  * @tp:		private tracepoint; tp.funcs are the probes a write runs
  * @node:	in user_event_table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
- * @fields:	@fmt's fields for the trace core
  * @enablers:	enablers of this event (user_event_mm_mutex)
  * @refs:	write indexes and enablers referring to the event; it only
  *		goes from 0 to 1 and from 1 to 0 under event_mutex
@@ -87,6 +87,7 @@
  *		user_event_mm_mutex
  * @persist:	stays when @refs drops to 0 (event_mutex)
  * @multi:	multi-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM
+ * @fields_failed: a field could not be defined (no memory)
  */
 struct user_event {
 	struct dyn_event		devent;
@@ -95,12 +96,12 @@ struct user_event {
 	struct tracepoint		tp;
 	struct hlist_node		node;
 	struct user_event_format	*fmt;
-	struct trace_event_fields	*fields;
 	struct list_head		enablers;
 	atomic_t			refs;
 	unsigned int			status;
 	bool				persist;
 	bool				multi;
+	bool				fields_failed;
 };
 
 /**
@@ -386,7 +387,6 @@ static struct user_event *user_event_find(const struct user_event_format *fmt,
 static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
-	kfree(ue->fields);
 	kfree(ue->tp.name);
 	user_event_format_free(ue->fmt);
 	kfree(ue);
@@ -1016,25 +1016,47 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
  * Probes: each copies the payload itself, without faulting
  */
 
+/**
+ * struct user_event_write - a write() on its way to the probes
+ * @from:	the payload, after the write index
+ * @size:	its length
+ * @done:	records committed
+ * @fault:	a copy faulted: not recorded
+ * @bad:	the payload failed validation: not recorded
+ */
+struct user_event_write {
+	struct iov_iter	*from;
+	size_t		size;
+	unsigned int	done;
+	bool		fault;
+	bool		bad;
+};
+
 /* Copy and validate the payload after the record's common header */
-static bool user_event_copy(struct user_event *ue, void *entry, size_t size,
-			    struct iov_iter *from)
+static bool user_event_copy(struct user_event *ue, void *entry,
+			    struct user_event_write *w)
 {
-	struct iov_iter i = *from;
+	struct iov_iter i = *w->from;
 	size_t copied;
 
 	pagefault_disable();
-	copied = copy_from_iter(entry + USER_EVENT_FIELDS_START, size, &i);
+	copied = copy_from_iter(entry + USER_EVENT_FIELDS_START, w->size, &i);
 	pagefault_enable();
 
-	return copied == size &&
-	       !user_event_validate(ue->fmt, entry,
-				    USER_EVENT_FIELDS_START + size);
+	if (unlikely(copied != w->size)) {
+		w->fault = true;
+		return false;
+	}
+	if (unlikely(user_event_validate(ue->fmt, entry,
+					 USER_EVENT_FIELDS_START + w->size))) {
+		w->bad = true;
+		return false;
+	}
+	return true;
 }
 
 static void user_event_ftrace(void *data, struct user_event *ue,
-			      struct iov_iter *from, size_t size,
-			      bool *faulted)
+			      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
 	struct trace_event_buffer fbuffer;
@@ -1044,22 +1066,22 @@ static void user_event_ftrace(void *data, struct user_event *ue,
 		return;
 
 	entry = trace_event_buffer_reserve(&fbuffer, file,
-					   USER_EVENT_FIELDS_START + size);
+					   USER_EVENT_FIELDS_START + w->size);
 	if (unlikely(!entry))
 		return;
 
-	if (unlikely(!user_event_copy(ue, entry, size, from))) {
+	if (unlikely(!user_event_copy(ue, entry, w))) {
 		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
-		*faulted = true;
 		return;
 	}
 
 	trace_event_buffer_commit(&fbuffer);
+	w->done++;
 }
 
 #ifdef CONFIG_PERF_EVENTS
 static void user_event_perf(void *data, struct user_event *ue,
-			    struct iov_iter *from, size_t size, bool *faulted)
+			    struct user_event_write *w)
 {
 	struct trace_event_call *call = data;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
@@ -1070,8 +1092,8 @@ static void user_event_perf(void *data, struct user_event *ue,
 	if (!bpf_prog_array_valid(call) && hlist_empty(head))
 		return;
 
-	len = ALIGN(USER_EVENT_FIELDS_START + size + sizeof(u32), sizeof(u64)) -
-	      sizeof(u32);
+	len = ALIGN(USER_EVENT_FIELDS_START + w->size + sizeof(u32),
+		    sizeof(u64)) - sizeof(u32);
 	if (unlikely(len > PERF_MAX_TRACE_SIZE))
 		return;
 
@@ -1081,53 +1103,79 @@ static void user_event_perf(void *data, struct user_event *ue,
 
 	perf_fetch_caller_regs(regs);
 
-	if (unlikely(!user_event_copy(ue, entry, size, from))) {
+	if (unlikely(!user_event_copy(ue, entry, w))) {
 		perf_swevent_put_recursion_context(rctx);
-		*faulted = true;
 		return;
 	}
 
 	/* Runs the BPF programs of the event, then the perf events */
 	perf_trace_run_bpf_submit(entry, len, rctx, call, 1, regs, head, NULL);
+	w->done++;
 }
 #endif
+
+/* Run every probe on the event's tracepoint; false if there was none */
+static bool user_event_probes(struct user_event *ue,
+			      struct user_event_write *w)
+{
+	struct tracepoint_func *probe;
+
+	/* The probes are user_event_ftrace() and user_event_perf() */
+	preempt_disable_notrace();
+	probe = rcu_dereference_sched(ue->tp.funcs);
+	if (likely(probe)) {
+		do {
+			void (*fn)(void *data, struct user_event *ue,
+				   struct user_event_write *w) = probe->func;
+
+			fn(probe->data, ue, w);
+		} while ((++probe)->func);
+	}
+	preempt_enable_notrace();
+
+	return probe;
+}
 
 /*
  * Event creation
  */
 
 /*
- * The fields as the trace core lays them out: one after the other from
- * the end of the common header, as the parser placed them.  A char array
- * carries its length, so that the format file shows "char s[16]".
+ * Called by the trace core when it creates the event's directory.  A
+ * field that cannot be defined fails the registration afterwards.
  */
-static struct trace_event_fields *
-user_event_fields_alloc(const struct user_event_format *fmt)
+static int user_event_define_fields(struct trace_event_call *call)
 {
-	struct trace_event_fields *fields;
+	struct user_event *ue = call->data;
+	struct ftrace_event_field *field;
+	const struct user_field *f;
+	int ret;
 	u32 i;
 
-	fields = kcalloc(fmt->nr_fields + 1, sizeof(*fields),
-			 GFP_KERNEL_ACCOUNT);
-	if (!fields)
-		return NULL;
+	for (i = 0; i < ue->fmt->nr_fields; i++) {
+		f = &ue->fmt->fields[i];
+		ret = trace_define_field(call, f->type, f->name, f->offset,
+					 f->size, f->is_signed,
+					 f->filter_type);
+		if (ret) {
+			ue->fields_failed = true;
+			return ret;
+		}
 
-	for (i = 0; i < fmt->nr_fields; i++) {
-		const struct user_field *f = &fmt->fields[i];
-		const struct trace_event_fields field = {
-			.type		= f->type,
-			.name		= f->name,
-			.size		= f->size,
-			.align		= 1,
-			.is_signed	= f->is_signed,
-			.filter_type	= f->filter_type,
-			.len		= f->kind == USER_FIELD_ARRAY ? f->size : 0,
-		};
-
-		memcpy(&fields[i], &field, sizeof(field));
+		/* With its length a char array shows as "char s[16]" */
+		field = list_first_entry(trace_get_fields(call),
+					 struct ftrace_event_field, link);
+		if (f->kind == USER_FIELD_ARRAY && field->name == f->name)
+			field->len = f->size;
 	}
-	return fields;
+	return 0;
 }
+
+static struct trace_event_fields user_event_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = user_event_define_fields },
+	{}
+};
 
 static enum print_line_t user_event_print(struct trace_iterator *iter,
 					  int flags, struct trace_event *event)
@@ -1172,12 +1220,11 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 					fmt->name, user_event_multi_id);
 	else
 		ue->tp.name = kstrdup(fmt->name, GFP_KERNEL_ACCOUNT);
-	ue->fields = user_event_fields_alloc(fmt);
-	if (!ue->tp.name || !ue->fields)
+	if (!ue->tp.name)
 		goto err;
 
 	ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
-	ue->class.fields_array = ue->fields;
+	ue->class.fields_array = user_event_fields_array;
 	ue->class.reg = user_event_reg;
 	ue->class.probe = user_event_ftrace;
 #ifdef CONFIG_PERF_EVENTS
@@ -1202,6 +1249,12 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 	ret = trace_add_event_call(call);
 	if (ret) {
 		unregister_trace_event(&call->event);
+		goto err;
+	}
+	if (ue->fields_failed ||
+	    (fmt->nr_fields && list_empty(&ue->class.fields))) {
+		trace_remove_event_call(call);
+		ret = -ENOMEM;
 		goto err;
 	}
 
@@ -1309,11 +1362,9 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 {
 	struct user_event_file *uf = kiocb->ki_filp->private_data;
 	size_t count = iov_iter_count(from);
+	struct user_event_write w = { .from = from };
 	struct user_event_refs *refs;
-	struct tracepoint_func *probe;
 	struct user_event *ue = NULL;
-	bool faulted = false;
-	size_t size;
 	int idx;
 
 	if (unlikely(count < sizeof(idx) || kiocb->ki_pos))
@@ -1332,35 +1383,31 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 	if (unlikely(!ue))
 		return -ENOENT;
 
-	size = iov_iter_count(from);
-	if (unlikely(size < ue->fmt->size - USER_EVENT_FIELDS_START))
+	w.size = iov_iter_count(from);
+	if (unlikely(w.size < ue->fmt->size - USER_EVENT_FIELDS_START))
 		return -EINVAL;
 	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
 		return -EBADF;
-	if (unlikely(size > USER_EVENT_PAYLOAD_MAX))
+	if (unlikely(w.size > USER_EVENT_PAYLOAD_MAX))
 		return -E2BIG;
 
-	/* The probes copy with page faults disabled */
-	if (unlikely(fault_in_iov_iter_readable(from, size)))
-		return -EFAULT;
-
-	/* The probes are user_event_ftrace() and user_event_perf() */
-	preempt_disable_notrace();
-	probe = rcu_dereference_sched(ue->tp.funcs);
-	if (likely(probe)) {
-		do {
-			void (*fn)(void *data, struct user_event *ue,
-				   struct iov_iter *from, size_t size,
-				   bool *faulted) = probe->func;
-
-			fn(probe->data, ue, from, size, &faulted);
-		} while ((++probe)->func);
-	}
-	preempt_enable_notrace();
-
-	if (unlikely(!probe))
+	if (unlikely(!user_event_probes(ue, &w)))
 		return -EBADF;
-	return faulted ? -EFAULT : count;
+
+	/*
+	 * The probes copy with page faults disabled.  If the payload was
+	 * not resident and nothing was recorded, fault it in and go again.
+	 */
+	if (unlikely(w.fault && !w.done)) {
+		if (fault_in_iov_iter_readable(from, w.size))
+			return -EFAULT;
+		w.fault = false;
+		w.bad = false;
+		if (unlikely(!user_event_probes(ue, &w)))
+			return -EBADF;
+	}
+
+	return w.fault || w.bad ? -EFAULT : count;
 }
 
 /* copy_struct_from_user() of a struct whose size is its first u32 */
