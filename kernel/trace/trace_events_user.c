@@ -30,7 +30,8 @@
  * the file is released) and by every enabler (until DIAG_IOCSUNREG, the
  * release of the file it was registered through, execve or exit).  The
  * last reference is dropped under event_mutex and a non-persistent event
- * is deleted right then.
+ * is deleted right then, or once the last tool detaches if one still
+ * had it enabled.
  *
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
@@ -156,11 +157,16 @@ struct user_event_enabler {
 	bool			resync;
 };
 
-/* The events a file handed out write indexes for, by index */
+/*
+ * The events a file handed out write indexes for, by index.  A new index
+ * fills a free slot and is then published by @count; a full array is
+ * replaced by one twice its size.
+ */
 struct user_event_refs {
 	struct rcu_head		rcu;
 	u32			count;
-	struct user_event	*events[] __counted_by(count);
+	u32			size;
+	struct user_event	*events[] __counted_by(size);
 };
 
 /**
@@ -415,8 +421,8 @@ static int user_event_destroy(struct user_event *ue)
 
 /*
  * Drop a reference.  The last one of a non-persistent event deletes it,
- * unless a tool still has it enabled: then it stays until deleted or
- * registered again.  Must not be called with event_mutex or
+ * unless a tool still has it enabled: then it goes when the tool lets it
+ * go (user_event_reap()).  Must not be called with event_mutex or
  * user_event_mm_mutex held.
  */
 static void user_event_put(struct user_event *ue)
@@ -427,6 +433,26 @@ static void user_event_put(struct user_event *ue)
 		user_event_destroy(ue);
 	mutex_unlock(&event_mutex);
 }
+
+/*
+ * Delete the non-persistent events that lost their last reference while
+ * a tool had them enabled, once no tool has.  Queued by the register
+ * callback, which runs inside the trace core's enable and disable paths.
+ */
+static void user_event_reap(struct work_struct *work)
+{
+	struct hlist_node *tmp;
+	struct user_event *ue;
+	int bkt;
+
+	mutex_lock(&event_mutex);
+	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
+		if (!ue->persist && !ue->status && !atomic_read(&ue->refs))
+			user_event_destroy(ue);
+	mutex_unlock(&event_mutex);
+}
+
+static DECLARE_WORK(user_event_reap_work, user_event_reap);
 
 /* DIAG_IOCSDEL and "-:": delete, or say in error_log what holds it */
 static int user_event_delete(struct user_event *ue)
@@ -1005,6 +1031,8 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 	case TRACE_REG_PERF_UNREGISTER:
 #endif
 		user_event_status_update(ue);
+		if (!ue->status && !ue->persist && !atomic_read(&ue->refs))
+			schedule_work(&user_event_reap_work);
 		break;
 	default:
 		break;
@@ -1377,7 +1405,8 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 	/* The file's reference keeps the event: RCU guards the array only */
 	rcu_read_lock();
 	refs = rcu_dereference(uf->refs);
-	if (likely(refs && idx < refs->count))
+	/* Pairs with smp_store_release() in user_reg_file_add() */
+	if (likely(refs && idx < smp_load_acquire(&refs->count)))
 		ue = refs->events[idx];
 	rcu_read_unlock();
 	if (unlikely(!ue))
@@ -1570,7 +1599,7 @@ static int user_reg_file_add(struct user_event_file *uf,
 			     struct user_reg __user *ureg)
 {
 	struct user_event_refs *refs, *grown = NULL;
-	u32 idx, count;
+	u32 idx, count, size;
 	int ret;
 
 	lockdep_assert_held(&uf->lock);
@@ -1581,16 +1610,17 @@ static int user_reg_file_add(struct user_event_file *uf,
 		if (refs->events[idx] == ue)
 			break;
 
-	if (idx == count) {
-		grown = kmalloc(struct_size(grown, events, count + 1),
+	if (idx == count && (!refs || count == refs->size)) {
+		size = refs ? 2 * refs->size : 4;
+		grown = kmalloc(struct_size(grown, events, size),
 				GFP_KERNEL_ACCOUNT);
 		if (!grown)
 			return -ENOMEM;
-		grown->count = count + 1;
+		grown->size = size;
+		grown->count = count;
 		if (count)
 			memcpy(grown->events, refs->events,
 			       count * sizeof(*refs->events));
-		grown->events[idx] = ue;
 	}
 
 	if (put_user(idx, &ureg->write_index)) {
@@ -1599,14 +1629,21 @@ static int user_reg_file_add(struct user_event_file *uf,
 	}
 
 	ret = user_reg_enabler_add(uf, ue, reg);
-	if (ret)
+	if (ret || idx < count)
 		goto err;
 
+	/* A new index: fill its slot, then publish it */
+	atomic_inc(&ue->refs);
 	if (grown) {
-		atomic_inc(&ue->refs);
+		grown->events[idx] = ue;
+		grown->count = count + 1;
 		rcu_assign_pointer(uf->refs, grown);
 		if (refs)
 			kfree_rcu(refs, rcu);
+	} else {
+		refs->events[idx] = ue;
+		/* The slot is written before a writer can see the index */
+		smp_store_release(&refs->count, count + 1);
 	}
 	return 0;
 err:
