@@ -17,6 +17,7 @@
  * Usage: example [COUNT [INTERVAL_MS]]: stop after COUNT checks (default:
  * run until interrupted), one every INTERVAL_MS milliseconds (default 1000).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -47,7 +48,7 @@ struct example_payload {
 	char msg[16];
 };
 
-_Static_assert(sizeof(struct example_payload) == 20, "no padding");
+static_assert(sizeof(struct example_payload) == 20, "no padding");
 
 static int done;
 
