@@ -1,0 +1,460 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# user events seen through the tracing tools people already have, run
+# unmodified: perf record/script, trace-cmd record/report and bpftrace.
+# Each case is skipped only when its tool is not installed; a tool that is
+# there and does not show the records as written is a failure.
+#
+# The records come from the user_event_emit sample (built next to this
+# script; USER_EVENT_EMIT=PATH overrides).  Each event is created through
+# dynamic_events first, so that the tool finds it when it starts, and is
+# deleted again at the end.  Tools enable an event a little before they
+# consume it, so every case waits until the tool says it is ready and the
+# status file shows it using the event, then writes its records apart in
+# time.  Every wait is bounded.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+
+KTAP_HELPERS="${DIR}/../kselftest/ktap_helpers.sh"
+if [ -e "$KTAP_HELPERS" ]; then
+	source "$KTAP_HELPERS"
+else
+	echo "$KTAP_HELPERS file not found [SKIP]"
+	exit 4
+fi
+
+EMIT=${USER_EVENT_EMIT:-$DIR/user_event_emit}
+READY_SECS=${TOOLS_TEST_READY_SECS:-240}	# a tool starting up (slow VMs)
+STOP_SECS=120					# a tool writing out its data
+NR_RECORDS=5
+
+# The fields of the events (user_events packs them: big is at offset 12),
+# and the value of each field in record number N
+FIELDS='u32 seq; s64 big; u8 small; s16 neg; char[16] word;'
+FIELDS+=' __data_loc char[] dstr; __rel_loc char[] rstr'
+BIG=-1234567890123
+SMALL=200
+NEG=-300
+WORD=hello
+
+# value NAME N: V := field NAME of record N
+value() {
+	case "$1" in
+	seq) V=$2 ;;
+	big) V=$BIG ;;
+	small) V=$SMALL ;;
+	neg) V=$NEG ;;
+	word) V=$WORD ;;
+	dstr) V=dloc-$2 ;;
+	rstr) V=rloc-$2 ;;
+	esac
+}
+
+# NAMES := the field names of $FIELDS, in order
+names() {
+	local f fs
+
+	NAMES=()
+	IFS=';' read -ra fs <<<"$FIELDS"
+	for f in "${fs[@]}"; do
+		NAMES+=("${f##* }")
+	done
+}
+
+# values N: the emitter's arguments for record N
+values() {
+	local n out=()
+
+	names
+	for n in "${NAMES[@]}"; do
+		value "$n" "$1"
+		out+=("$V")
+	done
+	echo "${out[*]}"
+}
+
+# decoded N: how the tools print record N, following the print_fmt
+decoded() {
+	local n out=()
+
+	names
+	for n in "${NAMES[@]}"; do
+		value "$n" "$1"
+		out+=("$n=$V")
+	done
+	echo "${out[*]}"
+}
+
+TRACEFS=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	if [ -e "$d/user_events_data" ]; then
+		TRACEFS=$d
+		break
+	fi
+done
+
+EVENTS=()	# "name fields" created by this test, deleted on exit
+PIDS=()		# tools still running on exit
+WORK=
+
+cleanup() {
+	local pid ev
+
+	for pid in "${PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for ev in "${EVENTS[@]}"; do
+		echo "-:$ev" >>"$TRACEFS/dynamic_events" 2>/dev/null
+	done
+	[ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Print the lines of $1 (a file) indented as KTAP diagnostics.
+diag() {
+	sed -e 's/^/#   /' "$1" | head -n "${2:-20}"
+}
+
+# create_event NAME: a persistent user event with $FIELDS
+create_event() {
+	if ! echo "u:$1 $FIELDS" >>"$TRACEFS/dynamic_events"; then
+		ktap_print_msg "cannot create u:$1 through dynamic_events"
+		return 1
+	fi
+	EVENTS+=("$1 $FIELDS")
+}
+
+dyn_write() {
+	echo "$1" >>"$TRACEFS/dynamic_events" 2>/dev/null
+}
+
+# delete_event NAME: delete it through dynamic_events, as a user would
+delete_event() {
+	local i
+
+	# A tool that just exited may still be letting go of the event.
+	if ! wait_for 10 dyn_write "-:$1 $FIELDS"; then
+		ktap_print_msg "cannot delete $1 through dynamic_events"
+		return 1
+	fi
+	for i in "${!EVENTS[@]}"; do
+		[ "${EVENTS[$i]}" = "$1 $FIELDS" ] && unset "EVENTS[$i]"
+	done
+	if [ -e "$TRACEFS/events/user_events/$1" ]; then
+		ktap_print_msg "$1 still exists after deleting it"
+		return 1
+	fi
+}
+
+# used_by NAME WHO: the status file says WHO (ftrace, perf) uses NAME
+used_by() {
+	awk -v n="$1" -v w="$2" '
+		$1 == n { for (i = 2; i <= NF; i++) if ($i == w) found = 1 }
+		END { exit !found }' "$TRACEFS/user_events_status"
+}
+
+# wait_for SECS CMD...: run CMD every 0.2 s until it succeeds, for at
+# most SECS seconds (of wall-clock time: a slow guest runs few tries)
+wait_for() {
+	local end=$((SECONDS + $1))
+
+	shift
+	while ! "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# tool_ready PID CMD...: CMD succeeds, or the tool PID exited: 1 then
+tool_ready() {
+	local pid=$1
+
+	shift
+	"$@" && return 0
+	exited "$pid" && TOOL_GONE=1
+}
+
+# wait_tool SECS PID CMD...: wait for CMD while the tool PID runs
+wait_tool() {
+	local secs=$1 pid=$2
+
+	shift 2
+	TOOL_GONE=
+	wait_for "$secs" tool_ready "$pid" "$@" && [ -z "$TOOL_GONE" ]
+}
+
+# not_ready: why wait_tool failed
+not_ready() {
+	if [ -n "$TOOL_GONE" ]; then
+		echo "(it exited)"
+	else
+		echo "within ${READY_SECS}s"
+	fi
+}
+
+# exited PID: the background process PID is gone or a zombie
+exited() {
+	! grep -qs '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status"
+}
+
+# stop PID: SIGINT, as a user ends a tool; kill it after STOP_SECS.  Fails
+# unless the tool exits 0 or by the SIGINT itself (perf re-raises it).
+stop() {
+	local pid=$1 rc i
+
+	kill -INT "$pid" 2>/dev/null
+	if ! wait_for "$STOP_SECS" exited "$pid"; then
+		ktap_print_msg "pid $pid ignored SIGINT for ${STOP_SECS}s, killing it"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid"
+	rc=$?
+	for i in "${!PIDS[@]}"; do
+		[ "${PIDS[$i]}" = "$pid" ] && unset "PIDS[$i]"
+	done
+	[ "$rc" = 0 ] || [ "$rc" = 130 ]
+}
+
+# emit NAME: write NR_RECORDS records, one per emitter run, 0.3 s apart
+emit() {
+	local i
+
+	for i in $(seq "$NR_RECORDS"); do
+		[ "$i" = 1 ] || sleep 0.3
+		# shellcheck disable=SC2046 # one word per value
+		if ! "$EMIT" "$1 $FIELDS" $(values "$i"); then
+			ktap_print_msg "$EMIT failed on record $i of $1"
+			return 1
+		fi
+	done
+}
+
+# check_decoded FILE NAME: each record of NAME is in FILE, decoded, once
+check_decoded() {
+	local i n ok=0
+
+	for i in $(seq "$NR_RECORDS"); do
+		n=$(grep -F "$2" "$1" | grep -cF -- "$(decoded "$i")")
+		if [ "$n" != 1 ]; then
+			ktap_print_msg "record $i: $n line(s) with \"$(decoded "$i")\""
+			ok=1
+		fi
+	done
+	return $ok
+}
+
+# show_line FILE: the line of record 1, as the tool printed it
+show_line() {
+	printf '# %s: %s\n' "${1%.log}" "$(grep -F -m1 -- "$(decoded 1)" "$1")"
+}
+
+# no_warnings FILE: no sign that a tool failed to decode something
+no_warnings() {
+	if grep -n -i -E 'failed to parse|error|unknown|warning' "$1" >"$1.warn"; then
+		ktap_print_msg "warnings in $(basename "$1"):"
+		diag "$1.warn"
+		return 1
+	fi
+}
+
+test_perf() {
+	local ev=__self_tools_perf_$$ ack rc=0 pid
+
+	create_event "$ev" || return 1
+	# Start with the event disabled and enable it through the control
+	# fifo: perf acknowledges once the event really records.
+	mkfifo ctl.fifo ack.fifo
+	perf record -a -e "user_events:$ev" -o perf.data -D -1 \
+		--control fifo:ctl.fifo,ack.fifo >perf-record.log 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	exec 8<>ctl.fifo 9<>ack.fifo
+	echo enable >&8
+	if ! read -r -t "$READY_SECS" -u 9 ack || [ "$ack" != ack ]; then
+		ktap_print_msg "perf record did not acknowledge \"enable\" within ${READY_SECS}s"
+		rc=1
+	elif ! used_by "$ev" perf; then
+		ktap_print_msg "user_events_status does not say perf uses $ev"
+		rc=1
+	else
+		emit "$ev" || rc=1
+	fi
+	exec 8>&- 9<&-
+	if ! stop "$pid"; then
+		ktap_print_msg "perf record failed"
+		rc=1
+	fi
+	if [ "$rc" != 0 ]; then
+		diag perf-record.log
+		delete_event "$ev"
+		return 1
+	fi
+	delete_event "$ev" || rc=1
+
+	if ! timeout -k 10 "$READY_SECS" perf script -i perf.data >perf-script.log 2>&1; then
+		ktap_print_msg "perf script failed"
+		diag perf-script.log
+		return 1
+	fi
+	check_decoded perf-script.log "user_events:$ev:" || rc=1
+	no_warnings perf-script.log || rc=1
+	[ "$rc" = 0 ] || diag perf-script.log
+	show_line perf-script.log
+	return $rc
+}
+
+# trace-cmd record is ready when it has enabled the event and switched
+# tracing on (it switches it off first).
+trace_cmd_ready() {
+	used_by "$1" ftrace && [ "$(cat "$TRACEFS/tracing_on")" = 1 ]
+}
+
+test_trace_cmd() {
+	local ev=__self_tools_tcmd_$$ rc=0 pid
+
+	create_event "$ev" || return 1
+	trace-cmd record -e "user_events:$ev" -o trace.dat >trace-cmd-record.log 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_tool "$READY_SECS" "$pid" trace_cmd_ready "$ev"; then
+		ktap_print_msg "trace-cmd record did not enable $ev $(not_ready)"
+		rc=1
+	else
+		sleep 1
+		emit "$ev" || rc=1
+		sleep 1
+	fi
+	if ! stop "$pid"; then
+		ktap_print_msg "trace-cmd record failed"
+		rc=1
+	fi
+	if [ "$rc" != 0 ]; then
+		diag trace-cmd-record.log
+		delete_event "$ev"
+		return 1
+	fi
+	delete_event "$ev" || rc=1
+
+	if ! timeout -k 10 "$READY_SECS" trace-cmd report -i trace.dat \
+			>trace-cmd-report.log 2>&1; then
+		ktap_print_msg "trace-cmd report failed"
+		diag trace-cmd-report.log
+		return 1
+	fi
+	check_decoded trace-cmd-report.log "$ev:" || rc=1
+	no_warnings trace-cmd-report.log || rc=1
+	no_warnings trace-cmd-record.log || rc=1
+	[ "$rc" = 0 ] || diag trace-cmd-report.log
+	show_line trace-cmd-report.log
+	return $rc
+}
+
+# bpftrace_run NAME PROG LOG: run bpftrace PROG on NAME's records, which
+# emit writes once bpftrace has attached (its BEGIN probe fires after the
+# attach), then stop it with SIGINT so that it prints its maps into LOG.
+bpftrace_run() {
+	local ev=$1 rc=0 pid
+
+	create_event "$ev" || return 1
+	# Not under timeout(1): on SIGINT it gives its command only the -k
+	# time to exit; stop() and cleanup() bound bpftrace's life instead.
+	bpftrace -B line -e "BEGIN { printf(\"ready\\n\"); } $2" >"$3" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	if ! wait_tool "$READY_SECS" "$pid" grep -q '^ready$' "$3"; then
+		ktap_print_msg "bpftrace did not attach to $ev $(not_ready)"
+		rc=1
+	elif ! used_by "$ev" perf; then
+		ktap_print_msg "user_events_status does not say perf uses $ev"
+		rc=1
+	else
+		emit "$ev" || rc=1
+	fi
+	if ! stop "$pid"; then
+		ktap_print_msg "bpftrace failed"
+		rc=1
+	fi
+	delete_event "$ev" || rc=1
+	[ "$rc" = 0 ] || diag "$3"
+	return $rc
+}
+
+test_bpftrace_count() {
+	local ev=__self_tools_bpf_$$
+
+	bpftrace_run "$ev" "tracepoint:user_events:$ev { @n = count(); }" \
+		bpftrace-count.log || return 1
+	if ! grep -q "^@n: $NR_RECORDS\$" bpftrace-count.log; then
+		ktap_print_msg "bpftrace did not count $NR_RECORDS records:"
+		diag bpftrace-count.log
+		return 1
+	fi
+}
+
+# args->field: bpftrace 0.17 turns the format file into a C struct, which
+# has two limits: it does not know __rel_loc ("unknown type name
+# '__rel_loc'": no args for the whole event), and it lays the fields out
+# with C's alignment rather than at the format's offsets (it pads gaps but
+# cannot pack), so a field after a misaligned one is read at the wrong
+# offset, or past the record (PERF_EVENT_IOC_SET_BPF fails with EACCES).
+# So this event has no __rel_loc and its fields are naturally aligned.
+test_bpftrace_args() {
+	local ev=__self_tools_bargs_$$ i rc=0
+	local FIELDS='s64 big; u32 seq; __data_loc char[] dstr; s16 neg; u8 small; char[16] word'
+
+	bpftrace_run "$ev" "tracepoint:user_events:$ev {
+		printf(\"big=%lld seq=%u dstr=%s neg=%d small=%u word=%s\\n\",
+		       args->big, args->seq, str(args->dstr), args->neg,
+		       args->small, args->word); }" bpftrace-args.log || return 1
+	for i in $(seq "$NR_RECORDS"); do
+		if [ "$(grep -cxF "$(decoded "$i")" bpftrace-args.log)" != 1 ]; then
+			ktap_print_msg "bpftrace did not print the fields of record $i"
+			rc=1
+		fi
+	done
+	[ "$rc" = 0 ] || diag bpftrace-args.log
+	show_line bpftrace-args.log
+	return $rc
+}
+
+# run_case TOOL NAME FUNCTION
+run_case() {
+	if ! command -v "$1" >/dev/null; then
+		ktap_test_skip "$2 ($1 is not installed)"
+		return
+	fi
+	local start=$SECONDS
+
+	if "$3"; then
+		ktap_print_msg "$2: $((SECONDS - start)) s"
+		ktap_test_pass "$2"
+	else
+		ktap_print_msg "$2: $((SECONDS - start)) s"
+		ktap_test_fail "$2"
+	fi
+}
+
+ktap_print_header
+if [ -z "$TRACEFS" ]; then
+	ktap_skip_all "no user_events_data in tracefs (CONFIG_USER_EVENTS, tracefs mounted?)"
+	exit "$KSFT_SKIP"
+fi
+if [ "$(id -u)" != 0 ]; then
+	ktap_skip_all "the tools need root"
+	exit "$KSFT_SKIP"
+fi
+if [ ! -x "$EMIT" ]; then
+	ktap_exit_fail_msg "no user_event_emit at $EMIT (set USER_EVENT_EMIT)"
+fi
+WORK=$(mktemp -d /tmp/user_events_tools.XXXXXX) ||
+	ktap_exit_fail_msg "mktemp -d failed"
+cd "$WORK" || ktap_exit_fail_msg "cannot enter $WORK"
+
+ktap_set_plan 4
+run_case perf perf_record_script test_perf
+run_case trace-cmd trace_cmd_record_report test_trace_cmd
+run_case bpftrace bpftrace_count test_bpftrace_count
+run_case bpftrace bpftrace_args test_bpftrace_args
+ktap_finished
