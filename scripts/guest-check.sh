@@ -33,9 +33,19 @@ tool() {
 {
 	echo "TAP version 13"
 	echo "1..5"
-	# Fold the per-CPU counter deltas first, or the two can differ by a few.
-	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
-	acq=$(pins nr_foll_pin_acquired) rel=$(pins nr_foll_pin_released)
+	# Fold the per-CPU counter deltas first, or the two can differ by a
+	# few, and wait until no pin is in flight (a tool's perf event can be
+	# released a moment after the tool exits, toggling the event): read
+	# until two folded readings a second apart agree.
+	prev=
+	for _ in $(seq 20); do
+		echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+		now="$(pins nr_foll_pin_acquired) $(pins nr_foll_pin_released)"
+		[ "$now" = "$prev" ] && break
+		prev=$now
+		sleep 1
+	done
+	acq=${now% *} rel=${now#* }
 	if [ -n "$acq" ] && [ "$acq" = "$rel" ]; then
 		echo "ok 1 foll_pin_balanced # acquired=$acq released=$rel"
 	else
