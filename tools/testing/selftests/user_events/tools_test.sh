@@ -199,6 +199,21 @@ exited() {
 	! grep -qs '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status"
 }
 
+# show_stuck PID: where the threads of PID are, for the KTAP log
+show_stuck() {
+	local t
+
+	grep -E '^(State|Sig(Pnd|Blk|Ign|Cgt)|ShdPnd):' "/proc/$1/status" |
+		sed -e 's/^/#   /'
+	for t in "/proc/$1/task/"*; do
+		printf '#   thread %s %s: %s, wchan %s\n' "${t##*/}" \
+			"$(cat "$t/comm" 2>/dev/null)" \
+			"$(grep '^State:' "$t/status" 2>/dev/null | cut -f2)" \
+			"$(cat "$t/wchan" 2>/dev/null)"
+		sed -e 's/^/#     /' "$t/stack" 2>/dev/null
+	done
+}
+
 # stop PID: SIGINT, as a user ends a tool; kill it after STOP_SECS.  Fails
 # unless the tool exits 0 or by the SIGINT itself (perf re-raises it).
 stop() {
@@ -207,6 +222,7 @@ stop() {
 	kill -INT "$pid" 2>/dev/null
 	if ! wait_for "$STOP_SECS" exited "$pid"; then
 		ktap_print_msg "pid $pid ignored SIGINT for ${STOP_SECS}s, killing it"
+		show_stuck "$pid"
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid"
