@@ -22,10 +22,13 @@ if [ "$1" = --profile ]; then
 		perf record -q -a -g -F 1000 -o /tmp/perf-$op.data -- \
 			"$bin" -o "$op" -t "$sec" >/tmp/loop-$op.txt 2>&1
 		tail -3 /tmp/loop-$op.txt >$R/loop-$op.txt
-		perf report -i /tmp/perf-$op.data --comm ubench --stdio --no-children \
-			--percent-limit 0.3 --sort symbol -g none 2>/dev/null >$R/profile-$op.txt
-		perf report -i /tmp/perf-$op.data --comm ubench --stdio --children \
-			--percent-limit 1 --sort symbol -g none 2>/dev/null >$R/profile-$op-children.txt
+		# percentages of ubench's own samples
+		perf report -i /tmp/perf-$op.data --comm ubench --percentage relative \
+			--stdio --no-children -n --percent-limit 0.3 --sort symbol -g none \
+			2>/dev/null >$R/profile-$op.txt
+		perf report -i /tmp/perf-$op.data --comm ubench --percentage relative \
+			--stdio --children --percent-limit 1 --sort symbol -g none \
+			2>/dev/null >$R/profile-$op-children.txt
 		echo "== $op: $(tail -1 /tmp/loop-$op.txt)"
 		grep -v '^#' $R/profile-$op.txt | grep . | head -40
 	done

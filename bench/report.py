@@ -7,7 +7,9 @@
 Each file is the output of bench/ubench in one boot ("R name value unit n"
 lines).  Per-operation costs are shown in ns and as a ratio to a
 trace_marker_raw write() of the same boot; with two files, the last column
-compares the two kernels.  Only reports: nothing here passes or fails.
+compares the two kernels through those ratios (the boots ran at different
+times: absolute times drift with the host's load, ratios much less).  Only
+reports: nothing here passes or fails.
 """
 import sys
 
@@ -46,6 +48,15 @@ OTHER = [
     ("fork_1000", "fork(), 1000 registrations", "us"),
     ("forkexit_0", "fork+exit+wait, none", "us"),
     ("forkexit_1000", "fork+exit+wait, 1000 regs", "us"),
+]
+
+# (figure, divided by, what): ratios that the host's load cancels out of
+DERIVED = [
+    ("toggle_on_1_unrel", "toggle_on_1",
+     "enable, 1 proc: with 10000 unrelated regs / without"),
+    ("toggle_on", "toggle_on_1", "enable: 200 processes / 1 process"),
+    ("fork_1000", "fork_0", "fork(): 1000 registrations / none"),
+    ("forkexit_1000", "forkexit_0", "fork+exit+wait: 1000 registrations / none"),
 ]
 
 # (figure, divided by, ceiling, what) -- the goals of issue 8, reported only
@@ -105,7 +116,7 @@ def main():
 
     head = "%-36s %9s %6s" % ("per operation, ns (median)", "ours", "/raw")
     if two:
-        head += " | %9s %6s | %9s" % ("ref", "/raw", "ours/ref")
+        head += " | %9s %6s | %9s" % ("ref", "/raw", "ours:ref")
     print(head)
     print("-" * len(head))
     for key, what in PER_OP:
@@ -117,7 +128,9 @@ def main():
             line += "%s %9s %6s" % (" |" if line else "", fmt(v),
                                     fr(ratio(v, res.get("marker_raw"))))
         if two:
-            line += " | %9s" % fr(ratio(vals[0], vals[1]))
+            # the two boots compared through their own trace_marker_raw
+            line += " | %9s" % fr(ratio(ratio(vals[0], cols[0][0].get("marker_raw")),
+                                        ratio(vals[1], cols[1][0].get("marker_raw"))))
         print("%-36s %s" % (what, line.lstrip()))
     print()
 
@@ -131,6 +144,14 @@ def main():
         line = "%-36s %9s" % ("%s, %s" % (what, unit), fmt(vals[0], unit))
         if two:
             line += " | %9s | %9s" % (fmt(vals[1], unit), fr(ratio(vals[0], vals[1])))
+        print(line)
+    print()
+
+    print("within each boot:")
+    for a, b, what in DERIVED:
+        line = "  %-54s ours %s" % (what, fr(ratio(cols[0][0].get(a), cols[0][0].get(b))))
+        if two:
+            line += ", ref %s" % fr(ratio(cols[1][0].get(a), cols[1][0].get(b)))
         print(line)
     print()
 

@@ -101,5 +101,8 @@ done
 files=("$OUT/ours/ubench.txt")
 [ -n "$REF" ] && files+=("$OUT/ref/ubench.txt")
 [ -f "${files[0]}" ] || files=("${files[@]:1}")
-python3 "$TOP/bench/report.py" "${files[@]}" | tee "$OUT/table.txt"
+{
+	echo "ours = the series at $(git -C "$TOP" describe --always --dirty)"
+	python3 "$TOP/bench/report.py" "${files[@]}"
+} | tee "$OUT/table.txt"
 log "table in $OUT/table.txt"
