@@ -114,7 +114,7 @@ def main():
         print("%-5s %s" % (name + ":", "; ".join(meta)))
     print()
 
-    head = "%-36s %9s %6s" % ("per operation, ns (median)", "ours", "/raw")
+    head = "%-40s %9s %6s" % ("per operation, ns (median)", "ours", "/raw")
     if two:
         head += " | %9s %6s | %9s" % ("ref", "/raw", "ours:ref")
     print(head)
@@ -125,23 +125,23 @@ def main():
         for res, _ in cols:
             v = res.get(key)
             vals.append(v)
-            line += "%s %9s %6s" % (" |" if line else "", fmt(v),
-                                    fr(ratio(v, res.get("marker_raw"))))
+            line += "%s%9s %6s" % (" | " if line else "", fmt(v),
+                                   fr(ratio(v, res.get("marker_raw"))))
         if two:
             # the two boots compared through their own trace_marker_raw
             line += " | %9s" % fr(ratio(ratio(vals[0], cols[0][0].get("marker_raw")),
                                         ratio(vals[1], cols[1][0].get("marker_raw"))))
-        print("%-36s %s" % (what, line.lstrip()))
+        print("%-40s %s" % (what, line))
     print()
 
-    head = "%-36s %9s" % ("other figures (median)", "ours")
+    head = "%-44s %9s" % ("other figures (median)", "ours")
     if two:
         head += " | %9s | %9s" % ("ref", "ours/ref")
     print(head)
     print("-" * len(head))
     for key, what, unit in OTHER:
         vals = [res.get(key) for res, _ in cols]
-        line = "%-36s %9s" % ("%s, %s" % (what, unit), fmt(vals[0], unit))
+        line = "%-44s %9s" % ("%s, %s" % (what, unit), fmt(vals[0], unit))
         if two:
             line += " | %9s | %9s" % (fmt(vals[1], unit), fr(ratio(vals[0], vals[1])))
         print(line)
