@@ -216,11 +216,20 @@ show_stuck() {
 
 # stop PID: SIGINT, as a user ends a tool; kill it after STOP_SECS.  Fails
 # unless the tool exits 0 or by the SIGINT itself (perf re-raises it).
+# bpftrace 0.17 looks at the flag its SIGINT handler sets only when
+# epoll_wait() fails with EINTR, so a SIGINT that lands while it runs
+# between two waits is lost and it goes on forever: press ^C again every
+# 10 s, as a user would.
 stop() {
-	local pid=$1 rc i
+	local pid=$1 rc i sigs=0 end=$((SECONDS + STOP_SECS))
 
-	kill -INT "$pid" 2>/dev/null
-	if ! wait_for "$STOP_SECS" exited "$pid"; then
+	while [ "$SECONDS" -lt "$end" ]; do
+		kill -INT "$pid" 2>/dev/null
+		sigs=$((sigs + 1))
+		wait_for 10 exited "$pid" && break
+	done
+	[ "$sigs" -gt 1 ] && ktap_print_msg "pid $pid needed $sigs SIGINTs"
+	if ! exited "$pid"; then
 		ktap_print_msg "pid $pid ignored SIGINT for ${STOP_SECS}s, killing it"
 		show_stuck "$pid"
 		kill -KILL "$pid" 2>/dev/null
@@ -367,9 +376,21 @@ test_trace_cmd() {
 	return $rc
 }
 
-# bpftrace_run NAME PROG LOG: run bpftrace PROG on NAME's records, which
-# emit writes once bpftrace has attached (its BEGIN probe fires after the
-# attach), then stop it with SIGINT so that it prints its maps into LOG.
+# lines LINE FILE: how many lines of FILE are LINE
+lines() {
+	grep -cxF -- "$1" "$2"
+}
+
+# printed N LINE FILE: FILE has N lines that are LINE
+printed() {
+	[ "$(lines "$2" "$3")" -ge "$1" ]
+}
+
+# bpftrace_run NAME PROG LOG LAST N: run bpftrace PROG on NAME's records,
+# which emit writes once bpftrace has attached (its BEGIN probe fires after
+# the attach).  PROG prints LAST N times for them: once it has (bpftrace
+# does not read what is still in its buffers when it stops), stop bpftrace
+# with SIGINT, as a user would, so that it prints its maps into LOG.
 bpftrace_run() {
 	local ev=$1 rc=0 pid
 
@@ -385,8 +406,11 @@ bpftrace_run() {
 	elif ! used_by "$ev" perf; then
 		ktap_print_msg "user_events_status does not say perf uses $ev"
 		rc=1
-	else
-		emit "$ev" || rc=1
+	elif ! emit "$ev"; then
+		rc=1
+	elif ! wait_tool "$STOP_SECS" "$pid" printed "$5" "$4" "$3"; then
+		ktap_print_msg "bpftrace printed \"$4\" $(lines "$4" "$3") time(s), not $5"
+		rc=1
 	fi
 	if ! stop "$pid"; then
 		ktap_print_msg "bpftrace failed"
@@ -400,8 +424,9 @@ bpftrace_run() {
 test_bpftrace_count() {
 	local ev=__self_tools_bpf_$$
 
-	bpftrace_run "$ev" "tracepoint:user_events:$ev { @n = count(); }" \
-		bpftrace-count.log || return 1
+	bpftrace_run "$ev" \
+		"tracepoint:user_events:$ev { @n = count(); printf(\"hit\\n\"); }" \
+		bpftrace-count.log hit "$NR_RECORDS" || return 1
 	if ! grep -q "^@n: $NR_RECORDS\$" bpftrace-count.log; then
 		ktap_print_msg "bpftrace did not count $NR_RECORDS records:"
 		diag bpftrace-count.log
@@ -423,7 +448,8 @@ test_bpftrace_args() {
 	bpftrace_run "$ev" "tracepoint:user_events:$ev {
 		printf(\"big=%lld seq=%u dstr=%s neg=%d small=%u word=%s\\n\",
 		       args->big, args->seq, str(args->dstr), args->neg,
-		       args->small, args->word); }" bpftrace-args.log || return 1
+		       args->small, args->word); }" \
+		bpftrace-args.log "$(decoded "$NR_RECORDS")" 1 || return 1
 	for i in $(seq "$NR_RECORDS"); do
 		if [ "$(grep -cxF "$(decoded "$i")" bpftrace-args.log)" != 1 ]; then
 			ktap_print_msg "bpftrace did not print the fields of record $i"
