@@ -10,8 +10,16 @@ build/linux is touched while it runs), with fixed dates so that an unchanged
 series gives the same commits, then checks the result out in build/linux.
 git checkout only rewrites files whose content changed, so an edit to one
 file of the series rebuilds only what depends on that file.
+
+A diff may also change a file that an earlier entry of the series adds (a
+"staged" file): the repo keeps the file as it is at the end of the series,
+and the entry that adds it gets it with every later diff of it taken back
+(git apply -R, newest first).  That lets one file grow over several
+patches, e.g. the core first and a feature later, while the code is kept
+once, in its final form.  The last commit must reproduce the repo's files.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,11 +81,13 @@ def expand(entries):
     """Resolve directory entries; warn about missing files; return [(entry, files)]."""
     allf = repo_files()
     owned, result = {}, []
+    # a file named on its own goes to that entry, not to its directory's
+    named = set(p for e in entries for p in e['files'] if not p.endswith('/'))
     for e in entries:
         files = []
         for p in e['files']:
             if p.endswith('/'):
-                sub = [f for f in allf if f.startswith(p)]
+                sub = [f for f in allf if f.startswith(p) and f not in named]
                 if not sub:
                     sys.stderr.write('series: warning: %s is empty or missing\n' % p)
                 files += sub
@@ -105,7 +115,59 @@ def git(*args, env=None, inp=None):
     return r.stdout.strip()
 
 
+def diff_targets(diff):
+    """The paths a unified diff writes."""
+    paths = []
+    with open(os.path.join(TOP, diff)) as f:
+        for line in f:
+            if line.startswith('+++ ') and not line.startswith('+++ /dev/null'):
+                p = line[4:].split('\t')[0].strip()
+                paths.append(p[2:] if p.startswith('b/') else p)
+    return paths
+
+
+class Stale(Exception):
+    """The staged diffs no longer fit the final file."""
+
+
+def staged_content(path, later):
+    """The repo's file PATH with the diffs in LATER taken back, newest first."""
+    tmp = tempfile.mkdtemp(prefix='series-stage.')
+    try:
+        dst = os.path.join(tmp, path)
+        os.makedirs(os.path.dirname(dst))
+        shutil.copy2(os.path.join(TOP, path), dst)
+        env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
+        for d in reversed(later):
+            r = subprocess.run(['git', 'apply', '-R', '--include=' + path,
+                                os.path.join(TOP, d)], cwd=tmp, env=env,
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise Stale('%s: cannot take %s back from the final file '
+                            '(run scripts/series-stages.py): %s'
+                            % (path, d, r.stderr.strip()))
+        with open(dst, 'rb') as f:
+            return f.read()
+    finally:
+        shutil.rmtree(tmp)
+
+
 def build_commits(entries):
+    """Commits for the entries.  If the staged diffs no longer fit the
+    files (the core changed since scripts/series-stages.py last ran), a
+    build only needs the final tree: unless SERIES_STRICT is set, warn
+    and give every own file its final form at once."""
+    try:
+        return build_commits_staged(entries, False)
+    except Stale as e:
+        if os.environ.get('SERIES_STRICT'):
+            die(str(e))
+        sys.stderr.write('series: warning: %s\nseries: warning: building the final '
+                         'tree without the staged steps\n' % e)
+        return build_commits_staged(entries, True)
+
+
+def build_commits_staged(entries, flat):
     fd, idx = tempfile.mkstemp(prefix='series-index.')
     os.close(fd)
     env = dict(os.environ, GIT_INDEX_FILE=idx,
@@ -120,21 +182,51 @@ def build_commits(entries):
         git('read-tree', 'base', env=env)
         parent = git('rev-parse', 'base')
         commits = []
-        for e, files in expand(entries):
+        expanded = expand(entries)
+        own = set(f for _, files in expanded for f in files)
+        # later[f]: the diffs, in series order, that change the series' own file f
+        later = {}
+        for e, _ in expanded:
+            for d in e['diffs']:
+                for t in diff_targets(d):
+                    if t in own:
+                        later.setdefault(t, []).append(d)
+        added = set()
+        for e, files in expanded:
+            added.update(files)
+            for d in e['diffs']:
+                early = [t for t in diff_targets(d) if t in own and t not in added]
+                if early:
+                    die('%s changes %s before the entry that adds it' % (d, early[0]))
             for f in files:
                 src = os.path.join(TOP, f)
-                blob = git('hash-object', '-w', src, env=env)
+                if f in later and not flat:
+                    blob = git('hash-object', '-w', '--stdin', env=env,
+                               inp=staged_content(f, later[f]).decode())
+                else:
+                    blob = git('hash-object', '-w', src, env=env)
                 mode = '100755' if os.access(src, os.X_OK) else '100644'
                 git('update-index', '--add', '--cacheinfo', '%s,%s,%s' % (mode, blob, f),
                     env=env)
             for d in e['diffs']:
-                git('apply', '--cached', os.path.join(TOP, d), env=env)
+                if not flat:
+                    git('apply', '--cached', os.path.join(TOP, d), env=env)
+                    continue
+                mine = [t for t in diff_targets(d) if t in own]
+                if len(mine) < len(diff_targets(d)):
+                    git('apply', '--cached', *['--exclude=' + t for t in mine],
+                        os.path.join(TOP, d), env=env)
             tree = git('write-tree', env=env)
             msg = e['subject'] + '\n' + ('\n' + '\n'.join(e['body']) + '\n' if e['body'] else '')
             if 'GIT_AUTHOR_NAME' in env:
                 msg += '\nSigned-off-by: %s <%s>\n' % (env['GIT_AUTHOR_NAME'], env['GIT_AUTHOR_EMAIL'])
             parent = git('commit-tree', tree, '-p', parent, env=env, inp=msg)
             commits.append(parent)
+        for f in sorted(later):
+            want = git('hash-object', os.path.join(TOP, f), env=env)
+            have = git('rev-parse', '%s:%s' % (parent, f), env=env)
+            if want != have:
+                die('%s: the series does not end with the repo\'s file' % f)
         return commits
     finally:
         os.unlink(idx)
