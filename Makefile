@@ -5,7 +5,7 @@
 FLAVOUR ?= test
 S := scripts
 
-.PHONY: help deps base apply kernel headers user run shell check series series-check clean
+.PHONY: help deps base apply kernel headers user run shell check lint series series-check clean
 
 help:
 	@echo "make run      build the patched kernel, boot it, run the user_events demo"
@@ -13,6 +13,7 @@ help:
 	@echo "make kernel   build/\$$FLAVOUR/arch/x86/boot/bzImage (FLAVOUR=test|bench)"
 	@echo "make headers  UAPI headers in build/\$$FLAVOUR/usr/include"
 	@echo "make shell    interactive shell in the guest"
+	@echo "make lint     W=1, sparse, kernel-doc, checkpatch and Sphinx on our files"
 	@echo "make series   build/series/*.patch, checkpatch-clean; series-check builds each step"
 	@echo "scripts/vm.sh -- CMD   run one command in the guest"
 
@@ -43,6 +44,9 @@ shell: kernel
 
 check:
 	@$(S)/check.sh
+
+lint: deps
+	@$(S)/lint.sh
 
 series: base
 	@$(S)/series-export.sh export

@@ -15,6 +15,12 @@ mkdir -p "$OUT/vm"
 "$TOP/scripts/build.sh" test
 "$TOP/scripts/build-user.sh" test
 
+# Static checks of the series' files (W=1, sparse, kernel-doc, checkpatch, Sphinx)
+set +e
+"$TOP/scripts/lint.sh" >"$OUT/lint.log" 2>&1
+lintrc=$?
+set -e
+
 log "booting the test kernel for KUnit and the kselftests"
 set +e
 "$TOP/scripts/vm.sh" --flavour test --results "$OUT/vm" --timeout "${CHECK_TIMEOUT:-3600}" \
@@ -28,7 +34,7 @@ falserc=$?
 set -e
 {
 	echo "TAP version 13"
-	echo "1..3"
+	echo "1..4"
 	if [ -s "$OUT/vm/rc" ]; then
 		echo "ok 1 guest_reported_status"
 	else
@@ -44,6 +50,12 @@ set -e
 		echo "ok 3 vm_sh_passes_exit_status # vm.sh -- false: 1"
 	else
 		echo "not ok 3 vm_sh_passes_exit_status # vm.sh -- false: $falserc, wanted 1"
+	fi
+	if [ "$lintrc" = 0 ]; then
+		echo "ok 4 lint_clean # scripts/lint.sh"
+	else
+		grep -v '^>>' "$OUT/lint.log" | tail -40 | sed 's/^/# /'
+		echo "not ok 4 lint_clean # scripts/lint.sh: see $OUT/lint.log"
 	fi
 } >"$OUT/harness.ktap"
 

@@ -4,13 +4,17 @@
 #                     checked with checkpatch.pl --strict (0 errors, 0 warnings).
 # make series-check:  git am every patch onto the base in a scratch worktree
 #                     and build each step (kernel with the bench config, and
-#                     the selftests and samples once they exist).
+#                     the selftests and samples once they exist), then
+#                     runs scripts/lint.sh on the final tree.
 set -e
 . "$(dirname "$0")/common.sh"
 OUT=$BUILD/series
 
 export_series() {
-	"$TOP/scripts/apply.sh"
+	# Patches 2-4 are diffs of the core against itself: derive them from
+	# the final files, and fail rather than export stale steps.
+	"$TOP/scripts/series-stages.py"
+	SERIES_STRICT=1 "$TOP/scripts/apply.sh"
 	rm -rf "$OUT"
 	git -C "$LINUX" format-patch -q --cover-letter --no-signature \
 		--subject-prefix=PATCH -o "$OUT" base..series
@@ -42,7 +46,9 @@ PY
 check_series() {
 	[ -d "$OUT" ] || die "run make series first"
 	local wt=$BUILD/series-wt obj=$BUILD/series-obj p n=0
-	lock_obj "$obj"
+	# One series-check at a time (build.sh locks $obj itself).
+	exec 7>"$BUILD/series-check.lock"
+	flock 7
 	if [ ! -e "$wt/.git" ]; then
 		git -C "$BASE" worktree prune
 		git -C "$BASE" worktree add -q --detach "$wt" base
@@ -65,6 +71,7 @@ check_series() {
 		fi
 	done
 	echo "series-check: all $n patches apply and build"
+	"$TOP/scripts/lint.sh"
 }
 
 case "${1:-export}" in
