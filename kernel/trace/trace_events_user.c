@@ -434,6 +434,12 @@ static void user_event_put(struct user_event *ue)
 	mutex_unlock(&event_mutex);
 }
 
+/* A non-persistent event that nothing refers to or uses: due for deletion */
+static bool user_event_unused(struct user_event *ue)
+{
+	return !ue->persist && !ue->status && !atomic_read(&ue->refs);
+}
+
 /*
  * Delete the non-persistent events that lost their last reference while
  * a tool had them enabled, once no tool has.  Queued by the register
@@ -447,12 +453,31 @@ static void user_event_reap(struct work_struct *work)
 
 	mutex_lock(&event_mutex);
 	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
-		if (!ue->persist && !ue->status && !atomic_read(&ue->refs))
+		if (user_event_unused(ue))
 			user_event_destroy(ue);
 	mutex_unlock(&event_mutex);
 }
 
 static DECLARE_WORK(user_event_reap_work, user_event_reap);
+
+/*
+ * Do the reap work's job for the events called @name at once: when a
+ * registration comes right after the last tool detached, the work may
+ * not have run yet, and the unused event must not be found (a
+ * single-format one with other fields would refuse it with EADDRINUSE).
+ */
+static void user_event_reap_name(const char *name)
+{
+	struct hlist_node *tmp;
+	struct user_event *ue;
+
+	lockdep_assert_held(&event_mutex);
+
+	hash_for_each_possible_safe(user_event_table, ue, tmp, node,
+				    user_event_key(name))
+		if (!strcmp(ue->fmt->name, name) && user_event_unused(ue))
+			user_event_destroy(ue);
+}
 
 /* DIAG_IOCSDEL and "-:": delete, or say in error_log what holds it */
 static int user_event_delete(struct user_event *ue)
@@ -1031,7 +1056,7 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 	case TRACE_REG_PERF_UNREGISTER:
 #endif
 		user_event_status_update(ue);
-		if (!ue->status && !ue->persist && !atomic_read(&ue->refs))
+		if (user_event_unused(ue))
 			schedule_work(&user_event_reap_work);
 		break;
 	default:
@@ -1311,6 +1336,7 @@ static struct user_event *user_event_get(struct user_event_format *fmt,
 	bool taken = false;
 
 	mutex_lock(&event_mutex);
+	user_event_reap_name(fmt->name);
 	ue = user_event_find(fmt, multi, &taken);
 	if (ue) {
 		atomic_inc(&ue->refs);

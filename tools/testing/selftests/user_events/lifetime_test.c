@@ -1,0 +1,1086 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lifetime of user events: 10 000 register/close cycles leave neither
+ * an event nor slab memory behind; DIAG_IOCSDEL succeeds right after the
+ * last close, UNREG, child exit or perf close, in every try; an event that
+ * lost its last registration while a tool had it is never EBUSY once the
+ * tool lets go; PERSIST and MULTI_FORMAT with and without CAP_PERFMON and
+ * CAP_SYS_ADMIN; persistent and multi-format events in dynamic_events;
+ * the error_log line that names what keeps a busy event; unknown flags.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "user_events_selftests.h"
+
+#define TIMEOUT		600
+
+#define EV_CYCLE	UE_PREFIX "lt_cycle"
+#define EV_COST		UE_PREFIX "lt_cost"	/* + index */
+#define EV_DEL		UE_PREFIX "lt_del"
+#define EV_HOLD		UE_PREFIX "lt_hold"
+#define EV_CHILD	UE_PREFIX "lt_child"
+#define EV_PERF		UE_PREFIX "lt_perf"
+#define EV_TOOL		UE_PREFIX "lt_tool"
+#define EV_BUSY		UE_PREFIX "lt_busy"
+#define EV_CAP_P	UE_PREFIX "lt_cap_p"
+#define EV_CAP_PM	UE_PREFIX "lt_cap_pm"
+#define EV_CAP_M	UE_PREFIX "lt_cap_m"
+#define EV_CAP_D	UE_PREFIX "lt_cap_d"
+#define EV_CAP_DM	UE_PREFIX "lt_cap_dm"
+#define EV_CAP_E	UE_PREFIX "lt_cap_e"
+#define EV_CAP_U	UE_PREFIX "lt_cap_u"
+#define EV_MF		UE_PREFIX "lt_mf"
+#define EV_FLAGS	UE_PREFIX "lt_flags"
+
+#define PERF_PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+#define NR_CYCLES	10000
+#define NR_DEL_TRIES	1000
+#define NR_COST		64
+
+/*
+ * What the 10 000 cycles may leave in slab memory once caches are shrunk
+ * and RCU has run: 256 KiB, i.e. 26 bytes per cycle.  One leaked event per
+ * cycle costs far more (struct user_event alone is several hundred bytes;
+ * the test measures the real cost and checks the margin), and so does any
+ * single leaked allocation per cycle of 32 bytes or more (312 KiB).
+ */
+#define SLAB_TOLERANCE	(256 * 1024LL)
+
+#define BUSY_REFS	"Event is busy: registered by a process or open in user_events_data"
+#define BUSY_FTRACE	"Event is busy: enabled in ftrace"
+#define BUSY_PERF	"Event is busy: in use by perf or eBPF"
+#define NOT_PERMITTED	"Operation not permitted"
+
+static const char * const events[] = {
+	EV_CYCLE, EV_DEL, EV_HOLD, EV_CHILD, EV_PERF, EV_TOOL, EV_BUSY,
+	EV_CAP_P, EV_CAP_PM, EV_CAP_M, EV_CAP_D, EV_CAP_DM, EV_CAP_E,
+	EV_CAP_U, EV_MF, EV_FLAGS,
+};
+
+/*
+ * Names of the multi-format tracepoints of @name ("name.<hex id>", the
+ * regex the ABI document gives consumers), or -1.
+ */
+static int multi_ids(const char *name, char ids[][64], int max)
+{
+	char path[UE_PATH_MAX], pattern[256];
+	struct dirent *de;
+	regex_t re;
+	DIR *dir;
+	int n = 0;
+
+	/* Test names have no regex metacharacters */
+	snprintf(pattern, sizeof(pattern), "^%s\\.[0-9a-fA-F]+$", name);
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	dir = opendir(ue_path(path, "events/%s", USER_EVENTS_MULTI_SYSTEM));
+	while (dir && (de = readdir(dir))) {
+		if (regexec(&re, de->d_name, 0, NULL, 0))
+			continue;
+		if (n < max)
+			snprintf(ids[n], 64, "%.63s", de->d_name);
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	regfree(&re);
+	return n;
+}
+
+/* Disable and delete @name and every multi-format tracepoint of it */
+static void cleanup_name(const char *name)
+{
+	char ids[16][64];
+	int n, i;
+
+	n = multi_ids(name, ids, 16);
+	for (i = 0; i < n && i < 16; i++)
+		ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, ids[i], false);
+	ue_cleanup(name);
+}
+
+static void cleanup_all(void)
+{
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		cleanup_name(events[i]);
+	for (i = 0; i < NR_COST; i++) {
+		snprintf(name, sizeof(name), EV_COST "%u", i);
+		ue_cleanup(name);
+	}
+}
+
+/* Is there a line of dynamic_events that starts with @prefix? */
+static bool dyn_has(const char *prefix)
+{
+	char *buf = ue_read_tracefs("dynamic_events");
+	size_t n = strlen(prefix);
+	bool found = false;
+	char *p;
+
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, prefix, n) &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n])) {
+			found = true;
+			break;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* Nothing of event @name is left: tracefs, dynamic_events, status */
+static bool event_left(const char *name)
+{
+	char prefix[128], line[128], ids[1][64];
+
+	snprintf(prefix, sizeof(prefix), "u:%s", name);
+	return ue_event_exists(NULL, name) || dyn_has(prefix) ||
+	       !ue_status_line(name, line, sizeof(line)) ||
+	       multi_ids(name, ids, 1) != 0;
+}
+
+/*
+ * The message of the last error_log entry whose command is exactly @cmd,
+ * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
+ */
+static int errlog_msg(const char *cmd, char *msg, size_t size)
+{
+	static const char prefix[] = "  Command: ";
+	char *buf = ue_read_tracefs("error_log");
+	char *p, *eol, *prev = NULL, *ts;
+	size_t plen = sizeof(prefix) - 1;
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -errno;
+	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		if (prev && !strncmp(p, prefix, plen) &&
+		    (size_t)(eol - p) == plen + strlen(cmd) &&
+		    !strncmp(p + plen, cmd, strlen(cmd))) {
+			ts = strstr(prev, "] ");
+			if (ts && ts < p) {
+				snprintf(msg, size, "%.*s",
+					 (int)(p - 1 - ts - 2), ts + 2);
+				ret = 0;
+			}
+		}
+		prev = p;
+	}
+	free(buf);
+	return ret;
+}
+
+/* perf_event_open() of this task on tracepoint @sys/@name: fd or -errno */
+static int perf_open(const char *sys, const char *name)
+{
+	struct perf_event_attr attr;
+	long id;
+	int fd, ret;
+
+	ret = ue_event_id(sys, name, &id);
+	if (ret)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_type = PERF_SAMPLE_RAW;
+	attr.sample_period = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Register @cmd with @flags on a new file, at @word/@bit; fd or -errno */
+static int open_reg(const char *cmd, __u16 flags, __u32 *word, int bit)
+{
+	int fd = ue_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ue_reg_flags(fd, cmd, flags, word, sizeof(*word), bit, NULL);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* --- slab accounting ------------------------------------------------------ */
+
+/*
+ * Bytes in use in slab caches (active objects times object size) per
+ * /proc/slabinfo: of every cache, or (@prefix) of those whose name starts
+ * with it, counting their objects in *@objs.  -1 without slabinfo.
+ */
+static long long slab_bytes(const char *prefix, long *objs)
+{
+	char *buf = ue_read_file("/proc/slabinfo");
+	long long total = 0;
+	char name[128], *p;
+	long active, num, size;
+
+	if (objs)
+		*objs = 0;
+	if (!buf)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (*p == '#' || !strncmp(p, "slabinfo", 8))
+			continue;
+		if (sscanf(p, "%127s %ld %ld %ld", name, &active, &num,
+			   &size) != 4)
+			continue;
+		if (prefix && strncmp(name, prefix, strlen(prefix)))
+			continue;
+		total += (long long)active * size;
+		if (objs)
+			*objs += active;
+	}
+	free(buf);
+	return total;
+}
+
+/*
+ * Let freed memory reach the slab free lists: an RCU grace period for
+ * call_rcu()/kfree_rcu() frees, then kmem_cache_shrink() of every cache
+ * (which also flushes per-CPU slabs and empties KASAN's quarantine of the
+ * cache, both counted as in use otherwise).
+ */
+static void slab_settle(void)
+{
+	char path[UE_PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	usleep(50 * 1000);
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	dir = opendir("/sys/kernel/slab");
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s",
+			 de->d_name);
+		/* Merged caches are symlinks to the real one */
+		if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		strncat(path, "/shrink", sizeof(path) - strlen(path) - 1);
+		ue_write_str(path, "1\n");
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * Slab bytes in use once settled: the least of up to @tries settled
+ * readings, stopping early at one at most @target (when >= 0).  Memory
+ * that other activity allocates meanwhile only adds: the least reading is
+ * the closest to what the test itself holds.
+ */
+static long long slab_settled(int tries, long long target)
+{
+	long long best = -1, now;
+	int i;
+
+	for (i = 0; i < tries; i++) {
+		slab_settle();
+		now = slab_bytes(NULL, NULL);
+		if (now < 0)
+			return now;
+		if (best < 0 || now < best)
+			best = now;
+		if (target >= 0 && best <= target)
+			break;
+	}
+	return best;
+}
+
+FIXTURE(life) {
+	int fd;
+	__u32 word;
+};
+
+FIXTURE_SETUP(life)
+{
+	const char *reason = ue_setup();
+	char path[UE_PATH_MAX];
+
+	self->fd = -1;
+	self->word = 0;
+	if (reason)
+		SKIP(return, "%s", reason);
+	if (!ue_exists(ue_path(path, "dynamic_events")))
+		SKIP(return, "no dynamic_events (CONFIG_DYNAMIC_EVENTS?)");
+	cleanup_all();
+}
+
+FIXTURE_TEARDOWN(life)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (ue_tracefs[0])
+		cleanup_all();
+}
+
+/*
+ * Register and close, 10 000 times, each on a new file: a plain event, one
+ * unregistered before the close, a multi-format one, two registrations of
+ * one event on one file.  Nothing may stay: no event in tracefs, in
+ * dynamic_events or in the status file, and slab usage back at its
+ * baseline (see SLAB_TOLERANCE).
+ */
+TEST_F_TIMEOUT(life, cycles_leave_nothing, TIMEOUT)
+{
+	long long base = 0, after, held, cost, dedicated_base = 0, dedicated;
+	long active0 = 0, busy0 = 0, active = -1, busy = -1;
+	long dobjs0 = 0, dobjs = 0;
+	bool have_slab = ue_exists("/proc/slabinfo");
+	static __u32 cost_words[NR_COST];
+	char name[64];
+	int fd, delfd, i, ret;
+	int fds[NR_COST];
+
+	ASSERT_EQ(0, ue_status_counts(&active0, &busy0));
+	if (have_slab) {
+		base = slab_settled(3, -1);
+		ASSERT_LT(0, base);
+		dedicated_base = slab_bytes("user_event", &dobjs0);
+	}
+
+	delfd = ue_open();
+	ASSERT_LE(0, delfd);
+	for (i = 0; i < NR_CYCLES; i++) {
+		fd = ue_open();
+		ASSERT_LE(0, fd) TH_LOG("cycle %d", i);
+		switch (i % 4) {
+		case 0:
+			ret = ue_reg(fd, EV_CYCLE " u32 a; char[8] b",
+				     &self->word, 0, NULL);
+			break;
+		case 1:
+			ret = ue_reg(fd, EV_CYCLE " u32 a; char[8] b",
+				     &self->word, 0, NULL);
+			if (!ret)
+				ret = ue_unreg(fd, &self->word, 0);
+			break;
+		case 2:
+			ret = ue_reg_flags(fd, EV_CYCLE " u64 a",
+					   USER_EVENT_REG_MULTI_FORMAT,
+					   &self->word, 4, 0, NULL);
+			break;
+		default:
+			ret = ue_reg(fd, EV_CYCLE " __data_loc char[] s",
+				     &self->word, 0, NULL);
+			if (!ret)
+				ret = ue_reg(fd, EV_CYCLE " __data_loc char[] s",
+					     &self->word, 1, NULL);
+			break;
+		}
+		close(fd);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %d", i);
+		/* Gone once close() returns: one cycle of each round of four */
+		if (i % 4 != (i / 4) % 4)
+			continue;
+		ASSERT_EQ(-ENOENT, ue_del_fd(delfd, EV_CYCLE))
+			TH_LOG("cycle %d", i);
+	}
+	close(delfd);
+
+	EXPECT_FALSE(event_left(EV_CYCLE));
+	EXPECT_EQ(-ENOENT, ue_del(EV_CYCLE));
+	ASSERT_EQ(0, ue_status_counts(&active, &busy));
+	EXPECT_EQ(active0, active);
+	EXPECT_EQ(busy0, busy);
+
+	if (!have_slab)
+		SKIP(return, "no /proc/slabinfo (CONFIG_SLUB_DEBUG): slab not measured");
+
+	after = slab_settled(20, base + SLAB_TOLERANCE);
+	TH_LOG("slab in use: %lld before, %lld after %d cycles (%+lld)",
+	       base, after, NR_CYCLES, after - base);
+	EXPECT_GE(base + SLAB_TOLERANCE, after);
+
+	/* Caches of user_events' own, if it has any: back where they were */
+	dedicated = slab_bytes("user_event", &dobjs);
+	TH_LOG("user_event* caches: %ld objects (%lld bytes) before, %ld (%lld) after",
+	       dobjs0, dedicated_base, dobjs, dedicated);
+	EXPECT_GE(dobjs0, dobjs);
+
+	/* What one event costs, to show the tolerance is meaningful */
+	for (i = 0; i < NR_COST; i++) {
+		snprintf(name, sizeof(name), EV_COST "%d u32 a; char[8] b", i);
+		fds[i] = open_reg(name, 0, &cost_words[i], 0);
+		ASSERT_LE(0, fds[i]);
+	}
+	held = slab_settled(3, -1);
+	for (i = 0; i < NR_COST; i++)
+		close(fds[i]);
+	cost = (held - after) / NR_COST;
+	TH_LOG("an event and its file hold %lld bytes of slab; one per cycle: %lld",
+	       cost, cost * NR_CYCLES);
+	EXPECT_LT(SLAB_TOLERANCE * 10, cost * NR_CYCLES);
+}
+
+/*
+ * DIAG_IOCSDEL of a persistent event succeeds right after the close()
+ * that dropped its last registration, in each of 1000 tries: no deferred
+ * release holds it.  The same after UNREG then close, and after the last
+ * of three files that held it goes (EBUSY until then).
+ */
+TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
+{
+	char msg[256];
+	int fd, fds[3], i, j;
+
+	/* Deletes through a file of their own, as the ABI document advises */
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+
+	for (i = 0; i < NR_DEL_TRIES; i++) {
+		fd = open_reg(EV_DEL " u32 a", USER_EVENT_REG_PERSIST,
+			      &self->word, 0);
+		ASSERT_LE(0, fd) TH_LOG("try %d", i);
+		close(fd);
+		ASSERT_EQ(0, ue_del_fd(self->fd, EV_DEL)) TH_LOG("try %d", i);
+	}
+	EXPECT_FALSE(ue_event_exists(NULL, EV_DEL));
+
+	for (i = 0; i < NR_DEL_TRIES / 20; i++) {
+		fd = open_reg(EV_DEL " u32 a", USER_EVENT_REG_PERSIST,
+			      &self->word, 0);
+		ASSERT_LE(0, fd) TH_LOG("try %d", i);
+		ASSERT_EQ(0, ue_unreg(fd, &self->word, 0));
+		/* The file's write index still refers to the event */
+		if (i == 0) {
+			ASSERT_EQ(0, ue_errlog_clear());
+			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
+			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+		}
+		close(fd);
+		ASSERT_EQ(0, ue_del_fd(self->fd, EV_DEL)) TH_LOG("try %d", i);
+	}
+
+	/* Held by three files: busy until the last one is closed */
+	for (i = 0; i < NR_DEL_TRIES / 20; i++) {
+		for (j = 0; j < 3; j++) {
+			fds[j] = open_reg(EV_HOLD " u32 a",
+					  USER_EVENT_REG_PERSIST,
+					  &self->word, j);
+			ASSERT_LE(0, fds[j]) TH_LOG("try %d", i);
+		}
+		for (j = 0; j < 3; j++) {
+			ASSERT_EQ(0, ue_unreg(fds[j], &self->word, j));
+			close(fds[j]);
+			if (j < 2)
+				ASSERT_EQ(-EBUSY, ue_del_fd(self->fd, EV_HOLD))
+					TH_LOG("try %d, %d closed", i, j + 1);
+		}
+		ASSERT_EQ(0, ue_del_fd(self->fd, EV_HOLD)) TH_LOG("try %d", i);
+	}
+	EXPECT_FALSE(event_left(EV_DEL));
+	EXPECT_FALSE(event_left(EV_HOLD));
+}
+
+/*
+ * A "u:" event from dynamic_events is persistent: it survives the close
+ * of every file that registered it, and "-:" deletes it right after the
+ * last one is closed.
+ */
+TEST_F_TIMEOUT(life, dyn_delete_right_after_last_close, TIMEOUT)
+{
+	int fd, i;
+
+	for (i = 0; i < NR_DEL_TRIES / 20; i++) {
+		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_DEL " u32 a; u64 b\n"))
+			TH_LOG("try %d", i);
+		fd = open_reg(EV_DEL " u32 a; u64 b", 0, &self->word, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"));
+		close(fd);
+		ASSERT_TRUE(ue_event_exists(NULL, EV_DEL)) TH_LOG("try %d", i);
+		ASSERT_EQ(0, ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"))
+			TH_LOG("try %d", i);
+		ASSERT_FALSE(ue_event_exists(NULL, EV_DEL));
+	}
+	EXPECT_FALSE(event_left(EV_DEL));
+}
+
+/*
+ * A child that registered a persistent event on its own file and exited:
+ * once waitpid() has reaped it, DIAG_IOCSDEL succeeds.  Likewise once
+ * a child and its parent have both unregistered the registration the
+ * child inherited and the parent has closed the file.
+ */
+TEST_F_TIMEOUT(life, del_right_after_child_exit, TIMEOUT)
+{
+	int status = 0, i;
+	pid_t pid;
+
+	for (i = 0; i < 30; i++) {
+		pid = ue_fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			int fd = open_reg(EV_CHILD " u32 a",
+					  USER_EVENT_REG_PERSIST,
+					  &self->word, 0);
+
+			_exit(fd < 0 ? 10 : 0);
+		}
+		ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+		ASSERT_EQ(0, ue_exit_code(status)) TH_LOG("try %d", i);
+		ASSERT_EQ(0, ue_del(EV_CHILD)) TH_LOG("try %d", i);
+	}
+
+	/*
+	 * A child inherits the registration (the file is the parent's): the
+	 * child's UNREG and exit and the parent's UNREG leave the file's
+	 * write index, then the parent's close() the event unreferenced.
+	 */
+	for (i = 0; i < 10; i++) {
+		self->fd = open_reg(EV_CHILD " u32 a", USER_EVENT_REG_PERSIST,
+				    &self->word, 0);
+		ASSERT_LE(0, self->fd);
+		pid = ue_fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(ue_unreg(self->fd, &self->word, 0) ? 10 : 0);
+		ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+		ASSERT_EQ(0, ue_exit_code(status)) TH_LOG("try %d", i);
+		ASSERT_EQ(-EBUSY, ue_del(EV_CHILD));
+		ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+		ASSERT_EQ(-EBUSY, ue_del(EV_CHILD));
+		close(self->fd);
+		self->fd = -1;
+		ASSERT_EQ(0, ue_del(EV_CHILD)) TH_LOG("try %d", i);
+	}
+	EXPECT_FALSE(event_left(EV_CHILD));
+}
+
+/* Right after perf closes a persistent event, it can be deleted */
+TEST_F_TIMEOUT(life, del_right_after_perf_close, TIMEOUT)
+{
+	int pfd, i;
+
+	if (!ue_exists(PERF_PARANOID))
+		SKIP(return, "no perf events (CONFIG_PERF_EVENTS?)");
+	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_PERF " u32 a\n"));
+	for (i = 0; i < 50; i++) {
+		pfd = perf_open(NULL, EV_PERF);
+		ASSERT_LE(0, pfd) TH_LOG("try %d", i);
+		ASSERT_EQ(-EBUSY, ue_del(EV_PERF));
+		close(pfd);
+		ASSERT_EQ(0, ue_del(EV_PERF)) TH_LOG("try %d", i);
+		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_PERF " u32 a\n"));
+	}
+	ASSERT_EQ(0, ue_del(EV_PERF));
+	EXPECT_FALSE(event_left(EV_PERF));
+}
+
+/*
+ * A plain event whose last registration went while a tool had it enabled
+ * goes when the tool lets go.  Right after the tool's close() or disable
+ * returns, nothing holds the event any more: DIAG_IOCSDEL never answers
+ * EBUSY (it deletes the event, or finds it already gone), and a program
+ * that registers the name with other fields is never refused with
+ * EADDRINUSE because of it.
+ */
+TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
+{
+	bool perf = ue_exists(PERF_PARANOID);
+	bool use_perf, del;
+	int fd, pfd = -1, ret, i;
+
+	for (i = 0; i < 80; i++) {
+		use_perf = perf && i % 2;
+		del = i % 4 < 2;
+		fd = open_reg(EV_TOOL " u32 a", 0, &self->word, 0);
+		ASSERT_LE(0, fd);
+		if (use_perf) {
+			pfd = perf_open(NULL, EV_TOOL);
+			ASSERT_LE(0, pfd);
+		} else {
+			ASSERT_EQ(0, ue_enable(EV_TOOL, true));
+		}
+		ASSERT_EQ(1, self->word);
+		close(fd);
+		ASSERT_TRUE(ue_event_exists(NULL, EV_TOOL)) TH_LOG("try %d", i);
+
+		if (use_perf)
+			close(pfd);
+		else
+			ASSERT_EQ(0, ue_enable(EV_TOOL, false));
+
+		if (del) {
+			ret = ue_del(EV_TOOL);
+			ASSERT_TRUE(ret == 0 || ret == -ENOENT)
+				TH_LOG("try %d (%s): DEL %d", i,
+				       use_perf ? "perf" : "ftrace", ret);
+		} else {
+			fd = open_reg(EV_TOOL " u64 b", 0, &self->word, 0);
+			ASSERT_LE(0, fd) TH_LOG("try %d (%s): REG %d", i,
+						use_perf ? "perf" : "ftrace", fd);
+			close(fd);
+		}
+		ASSERT_TRUE(ue_wait_gone(NULL, EV_TOOL, 5000));
+	}
+	EXPECT_FALSE(event_left(EV_TOOL));
+}
+
+/*
+ * Delete while referenced: EBUSY from DIAG_IOCSDEL and from "-:", and
+ * error_log names the reference: a registration (or just the file that
+ * handed out the write index), ftrace, perf.
+ */
+TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
+{
+	static const char * const del_cmd = "-:" EV_BUSY " u32 a\n";
+	char msg[256];
+	int pfd;
+
+	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_BUSY " u32 a\n"));
+
+	/* Registered */
+	self->fd = open_reg(EV_BUSY " u32 a", 0, &self->word, 0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd(del_cmd));
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+
+	/* Only the file's write index */
+	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+	close(self->fd);
+	self->fd = -1;
+
+	/* Enabled in ftrace */
+	ASSERT_EQ(0, ue_enable(EV_BUSY, true));
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd(del_cmd));
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
+	ASSERT_EQ(0, ue_enable(EV_BUSY, false));
+
+	/* Open in perf */
+	pfd = perf_open(NULL, EV_BUSY);
+	if (pfd >= 0) {
+		ASSERT_EQ(0, ue_errlog_clear());
+		EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
+		ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+		EXPECT_STREQ("user_events: error: " BUSY_PERF, msg);
+		close(pfd);
+	} else {
+		TH_LOG("perf_event_open: %d, perf case not run", pfd);
+	}
+
+	/* Nothing */
+	EXPECT_EQ(0, ue_dyn_cmd(del_cmd));
+	EXPECT_FALSE(event_left(EV_BUSY));
+}
+
+/* Drop the capabilities in @caps (CAP_* numbers) from this process */
+static int drop_caps(const int *caps, int n)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (i = 0; i < n; i++) {
+		__u32 mask = 1U << (caps[i] % 32);
+
+		data[caps[i] / 32].effective &= ~mask;
+		data[caps[i] / 32].permitted &= ~mask;
+		data[caps[i] / 32].inheritable &= ~mask;
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+/*
+ * What a process may do with PERSIST, MULTI_FORMAT, DIAG_IOCSDEL and
+ * dynamic_events given @caps dropped.  CAP_PERFMON is what the ABI asks
+ * for, and the kernel's perfmon_capable() also accepts CAP_SYS_ADMIN: only
+ * without both do the persistent operations fail with EPERM.  Returns 0,
+ * or the number of the first step that went wrong.
+ */
+static int caps_child(const int *caps, int n, bool allowed)
+{
+	int want = allowed ? 0 : -EPERM;
+	char msg[256], ids[4][64];
+	__u32 word = 0;
+	int fd, fd2;
+
+	if (drop_caps(caps, n))
+		return 1;
+	fd = ue_open();
+	if (fd < 0)
+		return 2;
+
+	/* Registering a persistent event, multi-format or not */
+	if (ue_reg_flags(fd, EV_CAP_P " u32 a", USER_EVENT_REG_PERSIST,
+			 &word, 4, 0, NULL) != want)
+		return 3;
+	if (ue_reg_flags(fd, EV_CAP_PM " u32 a", USER_EVENT_REG_PERSIST |
+			 USER_EVENT_REG_MULTI_FORMAT, &word, 4, 1, NULL) != want)
+		return 4;
+	/* MULTI_FORMAT alone needs nothing */
+	if (ue_reg_flags(fd, EV_CAP_M " u32 a", USER_EVENT_REG_MULTI_FORMAT,
+			 &word, 4, 2, NULL))
+		return 5;
+	if (multi_ids(EV_CAP_M, ids, 4) != 1)
+		return 6;
+
+	/* An existing persistent event: using it needs nothing */
+	if (ue_reg(fd, EV_CAP_E " u32 a", &word, 3, NULL))
+		return 7;
+	if (ue_reg_flags(fd, EV_CAP_E " u32 a", USER_EVENT_REG_PERSIST,
+			 &word, 4, 4, NULL) != want)
+		return 8;
+
+	/* Deleting a persistent event; a plain busy one is just EBUSY */
+	ue_errlog_clear();
+	if (ue_del(EV_CAP_D) != want)
+		return 9;
+	if (!allowed && (errlog_msg(EV_CAP_D, msg, sizeof(msg)) ||
+			 strcmp(msg, "user_events: error: " NOT_PERMITTED)))
+		return 10;
+	if (ue_del(EV_CAP_DM) != want)
+		return 11;
+	if (ue_del(EV_CAP_M) != -EBUSY)
+		return 12;
+
+	/* dynamic_events: create, and delete once nothing uses it */
+	if (ue_dyn_cmd("u:" EV_CAP_U " u32 a\n") != want)
+		return 13;
+	close(fd);
+	if (ue_dyn_cmd("-:" EV_CAP_E " u32 a\n") != want)
+		return 14;
+
+	/* The multi-format event went with the file */
+	if (multi_ids(EV_CAP_M, ids, 4) != 0)
+		return 15;
+	/* Deleting a missing event is ENOENT with or without */
+	fd2 = ue_open();
+	if (fd2 < 0 || ue_del_fd(fd2, EV_CAP_M) != -ENOENT)
+		return 16;
+	close(fd2);
+	return 0;
+}
+
+TEST_F_TIMEOUT(life, persist_and_multi_caps, TIMEOUT)
+{
+	static const int perfmon[] = { CAP_PERFMON };
+	static const int sys_admin[] = { CAP_SYS_ADMIN };
+	static const int both[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	static const struct {
+		const char *what;
+		const int *caps;
+		int n;
+		bool allowed;
+	} cases[] = {
+		{ "all capabilities",		NULL,		0, true },
+		{ "without CAP_PERFMON",	perfmon,	1, true },
+		{ "without CAP_SYS_ADMIN",	sys_admin,	1, true },
+		{ "without both",		both,		2, false },
+	};
+	char ids[4][64];
+	unsigned int i;
+	int status = 0, code;
+	pid_t pid;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cleanup_all();
+		/* Made by a privileged process beforehand */
+		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_CAP_D " u32 a\n"));
+		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_CAP_E " u32 a\n"));
+		self->fd = open_reg(EV_CAP_DM " u32 a", USER_EVENT_REG_PERSIST |
+				    USER_EVENT_REG_MULTI_FORMAT,
+				    &self->word, 0);
+		ASSERT_LE(0, self->fd);
+		close(self->fd);
+		self->fd = -1;
+		ASSERT_EQ(1, multi_ids(EV_CAP_DM, ids, 4));
+
+		pid = ue_fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(caps_child(cases[i].caps, cases[i].n,
+					 cases[i].allowed));
+		ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+		code = ue_exit_code(status);
+		EXPECT_EQ(0, code) TH_LOG("%s: step %d", cases[i].what, code);
+
+		/* What persisted, or not */
+		EXPECT_EQ(cases[i].allowed, ue_event_exists(NULL, EV_CAP_P))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ((int)cases[i].allowed,
+			  multi_ids(EV_CAP_PM, ids, 4))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ(!cases[i].allowed, ue_event_exists(NULL, EV_CAP_D))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ((int)!cases[i].allowed,
+			  multi_ids(EV_CAP_DM, ids, 4))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ(cases[i].allowed, ue_event_exists(NULL, EV_CAP_U))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ(!cases[i].allowed, ue_event_exists(NULL, EV_CAP_E))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_FALSE(event_left(EV_CAP_M)) TH_LOG("%s", cases[i].what);
+	}
+}
+
+/* The dynamic_events line of @sys/@name (NULL: user_events), or "" */
+static void dyn_line(const char *sys, const char *name, char *line,
+		     size_t size)
+{
+	char *buf = ue_read_tracefs("dynamic_events");
+	char prefix[160];
+	size_t n;
+	char *p;
+
+	line[0] = '\0';
+	n = snprintf(prefix, sizeof(prefix), "u:%s%s%s", sys ? sys : "",
+		     sys ? "/" : "", name);
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, prefix, n) &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n])) {
+			snprintf(line, size, "%.*s",
+				 (int)(strchrnul(p, '\n') - p), p);
+			break;
+		}
+	}
+	free(buf);
+}
+
+/* Index of @id in @ids[@n], or -1 */
+static int find_id(char ids[][64], int n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ids[i], id))
+			return i;
+	return -1;
+}
+
+/*
+ * Multi-format events over their lifetime: persistent formats keep their
+ * tracepoint (registering the same fields later shares it); single- and
+ * multi-format events of one name never match, whatever their fields;
+ * dynamic_events lists each format, and "-:" or "!u:" with the listed
+ * name deletes exactly that one; DIAG_IOCSDEL of the name deletes every
+ * event of it that can be deleted and says EBUSY (naming the busy
+ * format) when one stays.
+ */
+TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
+{
+	static const char * const fields[] = {
+		"u32 a", "u64 a", "char[4] s", "__data_loc char[] s",
+	};
+	char ids[8][64], tp[4][64], line[320], want[320], cmd[320], msg[256];
+	int i, n, fd, idx_single = -1, idx_multi = -1;
+	__u16 pm = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+
+	/* Four persistent formats, each with a hex id of its own */
+	for (i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), EV_MF " %s", fields[i]);
+		fd = open_reg(cmd, pm, &self->word, 0);
+		ASSERT_LE(0, fd) TH_LOG("%s", cmd);
+		close(fd);
+		n = multi_ids(EV_MF, ids, 8);
+		ASSERT_EQ(i + 1, n);
+		/* The new one is the one not seen yet */
+		for (n = 0; n <= i; n++)
+			if (find_id(tp, i, ids[n]) < 0)
+				break;
+		ASSERT_GE(i, n);
+		snprintf(tp[i], sizeof(tp[i]), "%s", ids[n]);
+	}
+	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
+
+	/* Same fields later: the same tracepoint; new fields: a new one */
+	fd = open_reg(EV_MF " u64 a", USER_EVENT_REG_MULTI_FORMAT,
+		      &self->word, 0);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+
+	/* Single-format, other fields than any multi format: no conflict */
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_reg(self->fd, EV_MF " u16 x", &self->word, 0,
+			    &idx_single));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_MF));
+	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	/* and a multi format with the single one's fields is new */
+	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_MF " u16 x",
+				  USER_EVENT_REG_MULTI_FORMAT, &self->word,
+				  4, 1, &idx_multi));
+	EXPECT_NE(idx_single, idx_multi);
+	ASSERT_EQ(5, multi_ids(EV_MF, ids, 8));
+	/* the single-format name is taken, with other fields: EADDRINUSE */
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_MF " u32 a", &self->word,
+				      2, NULL));
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
+
+	/* dynamic_events lists each format under its tracepoint name */
+	for (i = 0; i < 4; i++) {
+		dyn_line(USER_EVENTS_MULTI_SYSTEM, tp[i], line, sizeof(line));
+		snprintf(want, sizeof(want), "u:%s/%s %s",
+			 USER_EVENTS_MULTI_SYSTEM, tp[i], fields[i]);
+		EXPECT_STREQ(want, line);
+	}
+
+	/* Deleting one format needs its exact name and fields */
+	snprintf(cmd, sizeof(cmd), "-:%s/%s u32 b\n", USER_EVENTS_MULTI_SYSTEM,
+		 tp[0]);
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd(cmd));
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:" EV_MF " u32 a\n"));
+	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:" USER_EVENTS_SYSTEM "/" EV_MF
+				      " u32 a\n"));
+	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+
+	/* "-:" with the listed name deletes exactly that format */
+	snprintf(cmd, sizeof(cmd), "-:%s/%s %s\n", USER_EVENTS_MULTI_SYSTEM,
+		 tp[0], fields[0]);
+	ASSERT_EQ(0, ue_dyn_cmd(cmd));
+	n = multi_ids(EV_MF, ids, 8);
+	ASSERT_EQ(3, n);
+	EXPECT_EQ(-1, find_id(ids, n, tp[0]));
+	/* so does "!u:" */
+	snprintf(cmd, sizeof(cmd), "!u:%s/%s %s\n", USER_EVENTS_MULTI_SYSTEM,
+		 tp[1], fields[1]);
+	ASSERT_EQ(0, ue_dyn_cmd(cmd));
+	n = multi_ids(EV_MF, ids, 8);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(-1, find_id(ids, n, tp[1]));
+	EXPECT_LE(0, find_id(ids, n, tp[2]));
+	EXPECT_LE(0, find_id(ids, n, tp[3]));
+
+	/*
+	 * DIAG_IOCSDEL of the name: the single-format event of that name
+	 * and every multi format go, but the one ftrace has enabled.
+	 */
+	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_MF " u16 x\n"));
+	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, tp[3], true));
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, ue_del(EV_MF));
+	ASSERT_EQ(0, errlog_msg(tp[3], msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
+	n = multi_ids(EV_MF, ids, 8);
+	ASSERT_EQ(1, n);
+	EXPECT_STREQ(tp[3], ids[0]);
+	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, tp[3], false));
+	EXPECT_EQ(0, ue_del(EV_MF));
+	EXPECT_FALSE(event_left(EV_MF));
+	EXPECT_EQ(-ENOENT, ue_del(EV_MF));
+}
+
+/*
+ * Unknown flag bits are EINVAL and leave nothing behind, so a caller can
+ * retry with the flags it knows: the ABI document's compatibility advice.
+ * Unknown bits are refused before CAP_PERFMON is looked at.
+ */
+TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
+{
+	static const __u16 known = USER_EVENT_REG_PERSIST |
+				   USER_EVENT_REG_MULTI_FORMAT;
+	static const int both[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	char ids[4][64];
+	__u16 flags;
+	int bit, ret, status = 0;
+	pid_t pid;
+
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	for (bit = 2; bit < 16; bit++) {
+		flags = known | (1U << bit);
+		ret = ue_reg_flags(self->fd, EV_FLAGS " u32 a", flags,
+				   &self->word, 4, 0, NULL);
+		ASSERT_EQ(-EINVAL, ret) TH_LOG("flags %#x", flags);
+		/* Nothing created, the address and bit still free */
+		ASSERT_EQ(0, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_FALSE(ue_event_exists(NULL, EV_FLAGS));
+
+		/* The retry with the flags this kernel knows */
+		flags &= USER_EVENT_REG_MAX - 1;
+		ASSERT_EQ(0, ue_reg_flags(self->fd, EV_FLAGS " u32 a", flags,
+					  &self->word, 4, 0, NULL))
+			TH_LOG("flags %#x", flags);
+		ASSERT_EQ(1, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+		ASSERT_EQ(-EBUSY, ue_del(EV_FLAGS));
+		close(self->fd);
+		self->fd = -1;
+		/* persistent: still there, and deletable at once */
+		ASSERT_EQ(1, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_EQ(0, ue_del(EV_FLAGS));
+		self->fd = ue_open();
+		ASSERT_LE(0, self->fd);
+	}
+
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (drop_caps(both, 2))
+			_exit(10);
+		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a",
+				 USER_EVENT_REG_PERSIST | 0x8000, &self->word,
+				 4, 0, NULL) != -EINVAL)
+			_exit(11);
+		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a",
+				 USER_EVENT_REG_PERSIST, &self->word, 4, 0,
+				 NULL) != -EPERM)
+			_exit(12);
+		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a", 0, &self->word,
+				 4, 0, NULL))
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	EXPECT_EQ(0, ue_exit_code(status))
+		TH_LOG("child step %d failed", ue_exit_code(status));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_FALSE(event_left(EV_FLAGS));
+}
+
+TEST_HARNESS_MAIN
