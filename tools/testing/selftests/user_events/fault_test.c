@@ -385,4 +385,74 @@ TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
+/* Wait (bounded) for the word a work item fixes up to read @want */
+static bool word_becomes(__u32 *word, __u32 want)
+{
+	long long end = ue_now_ms() + 20000;
+
+	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) != want) {
+		if (ue_now_ms() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/*
+ * Enabling while the word's page is not present: the word is fixed up by
+ * a work item, whose allocation may fail too.  Whatever failed, the next
+ * toggles without failures bring the bit to the event's state.
+ */
+TEST_F_TIMEOUT(ft, enable_word_not_present, TIMEOUT)
+{
+	int n, fd, err, ok = 0, failed = 0, efd;
+	char path[UE_PATH_MAX];
+	static __u32 kword;
+	__u32 *word;
+	bool hit;
+
+	fd = ue_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, EV_OLD " u32 a", &kword, 0, NULL));
+	ASSERT_EQ(0, ue_enable(EV_OLD, true));
+	word = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, ue_reg(fd, EV_ENA " u32 a", word, 5, NULL));
+	efd = open(ue_evpath(path, NULL, EV_ENA, "enable"), O_RDWR);
+	ASSERT_LE(0, efd);
+
+	for (n = 1; n < MAX_POINTS; n++) {
+		ASSERT_EQ(0, madvise(word, self->page, MADV_DONTNEED));
+		arm(self->nth, n);
+		err = pwrite(efd, "1", 1, 0) == 1 ? 0 : errno;
+		hit = disarm(self->nth);
+
+		ASSERT_TRUE(!err || clean_errno(err))
+			TH_LOG("point %d: %s", n, strerror(err));
+		if (err)
+			failed++;
+		else
+			ok++;
+		ASSERT_EQ(0, ue_enable(EV_ENA, false));
+		ASSERT_TRUE(word_becomes(word, 0)) TH_LOG("point %d", n);
+		ASSERT_EQ(0, madvise(word, self->page, MADV_DONTNEED));
+		ASSERT_EQ(0, ue_enable(EV_ENA, true));
+		ASSERT_TRUE(word_becomes(word, 32)) TH_LOG("point %d", n);
+		ASSERT_EQ(0, ue_enable(EV_ENA, false));
+		ASSERT_TRUE(word_becomes(word, 0)) TH_LOG("point %d", n);
+		if (!hit)
+			break;
+	}
+	ksft_print_msg("enable, word not present: %d failure points\n", n - 1);
+	ksft_print_msg("%d failed cleanly, %d succeeded\n", failed, ok);
+	EXPECT_LT(n, MAX_POINTS);
+	close(efd);
+	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+	close(fd);
+	munmap(word, self->page);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
+}
+
 TEST_HARNESS_MAIN
