@@ -32,7 +32,7 @@ tool() {
 
 {
 	echo "TAP version 13"
-	echo "1..5"
+	echo "1..7"
 	# Fold the per-CPU counter deltas first, or the two can differ by a
 	# few, and wait until no pin is in flight (a tool's perf event can be
 	# released a moment after the tool exits, toggling the event): read
@@ -67,5 +67,38 @@ tool() {
 	tool 3 perf_lists_tracepoints perf list tracepoint
 	tool 4 trace_cmd_lists_events trace-cmd list -e
 	tool 5 bpftrace_lists_tracepoints bpftrace -l 'tracepoint:sched:*'
+	# No event of a test is left, and nothing at all once they are gone
+	status=$(cat /sys/kernel/tracing/user_events_status 2>/dev/null)
+	left=$(echo "$status" | grep -c '^__self_')
+	active=$(echo "$status" | awk '/^Active:/ { print $2 }')
+	if [ -z "$active" ]; then
+		echo "not ok 6 user_events_none_left # no user_events_status"
+	elif [ "$left" = 0 ] && [ "$active" = 0 ]; then
+		echo "ok 6 user_events_none_left # Active: 0"
+	else
+		echo "$status" | head -n 20 | sed 's/^/# /'
+		echo "not ok 6 user_events_none_left # $left test events, Active: $active"
+	fi
+	# Dedicated slab caches, if the kernel has any, hold no object once
+	# shrunk (which flushes the per-CPU slabs that count as in use)
+	slabs= merged=
+	for d in /sys/kernel/slab/user_event*; do
+		[ -e "$d" ] || continue
+		if [ -L "$d" ]; then
+			merged="$merged ${d##*/}"
+			continue
+		fi
+		echo 1 >"$d/shrink" 2>/dev/null
+		slabs="$slabs ${d##*/}=$(cut -d' ' -f1 "$d/objects")"
+	done
+	if [ -z "$slabs$merged" ]; then
+		echo "ok 7 user_events_slab_empty # SKIP no user_event* slab caches"
+	elif [ -z "$slabs" ]; then
+		echo "ok 7 user_events_slab_empty # SKIP merged with other caches:$merged"
+	elif echo "$slabs" | tr ' ' '\n' | grep -q '=[1-9]'; then
+		echo "not ok 7 user_events_slab_empty # objects in use:$slabs"
+	else
+		echo "ok 7 user_events_slab_empty # objects in use:$slabs"
+	fi
 } | tee $R/guest.ktap
 exit 0
