@@ -89,11 +89,9 @@
  *		goes from 0 to 1 and from 1 to 0 under event_mutex
  * @status:	USER_EVENT_USED_*, written under event_mutex and
  *		user_event_mm_mutex
- * @min_payload: fmt->size - USER_EVENT_FIELDS_START, for the write path
  * @persist:	stays when @refs drops to 0 (event_mutex)
  * @multi:	multi-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM
  * @fields_failed: a field could not be defined (no memory)
- * @has_locs:	fmt->nr_locs != 0: a write must be validated
  */
 struct user_event {
 	struct dyn_event		devent;
@@ -105,11 +103,9 @@ struct user_event {
 	struct list_head		enablers;
 	atomic_t			refs;
 	unsigned int			status;
-	u32				min_payload;
 	bool				persist;
 	bool				multi;
 	bool				fields_failed;
-	bool				has_locs;
 };
 
 /**
@@ -1176,7 +1172,7 @@ static __always_inline bool user_event_copy(struct user_event *ue,
 		w->fault = true;
 		return false;
 	}
-	if (unlikely(ue->has_locs &&
+	if (unlikely(ue->fmt->nr_locs &&
 		     user_event_validate(ue->fmt, entry,
 					 USER_EVENT_FIELDS_START + w->size))) {
 		w->bad = true;
@@ -1410,8 +1406,6 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 		return ERR_PTR(-ENOMEM);
 
 	ue->fmt = fmt;
-	ue->min_payload = fmt->size - USER_EVENT_FIELDS_START;
-	ue->has_locs = fmt->nr_locs;
 	ue->multi = multi;
 	INIT_LIST_HEAD(&ue->enablers);
 	INIT_LIST_HEAD(&ue->fields);
@@ -1575,7 +1569,7 @@ static __always_inline ssize_t user_events_write_event(struct user_event *ue,
 						       struct user_event_write *w,
 						       size_t count)
 {
-	if (unlikely(w->size < ue->min_payload))
+	if (unlikely(w->size < ue->fmt->size - USER_EVENT_FIELDS_START))
 		return -EINVAL;
 	if (!rcu_access_pointer(ue->tp.funcs))
 		return -EBADF;
