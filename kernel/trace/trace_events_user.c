@@ -78,10 +78,9 @@
 /**
  * struct user_event - one event, single- or multi-format
  * @devent:	entry in dynamic_events
- * @call:	the trace event; its class is one of two shared ones
- * @fields:	its fields (the class's get_fields returns them)
- * @tp:		private tracepoint; tp.funcs are the probes a write runs;
- *		tp.name is fmt->name for a single-format event
+ * @call:	the trace event
+ * @class:	its class (system, fields, reg callback, probes)
+ * @tp:		private tracepoint; tp.funcs are the probes a write runs
  * @node:	in user_event_table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
  * @enablers:	enablers of this event (user_event_mm_mutex)
@@ -96,7 +95,7 @@
 struct user_event {
 	struct dyn_event		devent;
 	struct trace_event_call		call;
-	struct list_head		fields;
+	struct trace_event_class	class;
 	struct tracepoint		tp;
 	struct hlist_node		node;
 	struct user_event_format	*fmt;
@@ -191,9 +190,6 @@ struct user_event_fault {
 	unsigned long		addr;
 	u8			bit;
 };
-
-static struct kmem_cache *user_event_cache;
-static struct kmem_cache *user_event_enabler_cache;
 
 static DEFINE_HASHTABLE(user_event_table, 8);
 static unsigned int user_event_count;
@@ -333,7 +329,7 @@ static bool user_event_dyn_match(const char *system, const char *event,
 	char *text;
 	int i;
 
-	if (system && strcmp(system, ue->call.class->system))
+	if (system && strcmp(system, ue->class.system))
 		return false;
 	if (strcmp(event, ue->tp.name))
 		return false;
@@ -399,10 +395,9 @@ static struct user_event *user_event_find(const struct user_event_format *fmt,
 static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
-	if (ue->multi)
-		kfree(ue->tp.name);
+	kfree(ue->tp.name);
 	user_event_format_free(ue->fmt);
-	kmem_cache_free(user_event_cache, ue);
+	kfree(ue);
 }
 
 /* Remove an event nothing refers to; event_mutex held */
@@ -706,7 +701,7 @@ static void user_event_enablers_free(struct list_head *dead)
 
 	list_for_each_entry_safe(e, tmp, dead, mm_link) {
 		user_event_put(e->event);
-		kmem_cache_free(user_event_enabler_cache, e);
+		kfree(e);
 	}
 }
 
@@ -887,17 +882,12 @@ static void user_event_mm_resync(struct user_event_mm *uemm)
 	}
 }
 
-/* Enablers a fork allocates at once */
-#define USER_EVENT_FORK_BATCH	32
-
 /* Copy @from's enablers for @t; an allocation failure copies fewer */
 static void user_event_mm_copy(struct user_event_mm *from,
 			       struct task_struct *t)
 {
-	void *batch[USER_EVENT_FORK_BATCH];
 	struct user_event_enabler *e, *copy;
 	struct user_event_mm *uemm;
-	unsigned int nr = 0, used = 0;
 
 	lockdep_assert_held(&user_event_mm_mutex);
 
@@ -911,16 +901,9 @@ static void user_event_mm_copy(struct user_event_mm *from,
 	t->user_event_mm = uemm;
 
 	list_for_each_entry(e, &from->enablers, mm_link) {
-		if (used == nr) {
-			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						   GFP_KERNEL_ACCOUNT,
-						   ARRAY_SIZE(batch), batch);
-			used = 0;
-			if (!nr)
-				break;
-		}
-		copy = batch[used++];
-		*copy = *e;
+		copy = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!copy)
+			break;
 		copy->uemm = uemm;
 		copy->fault_tries = 0;
 		copy->fault_pending = false;
@@ -929,9 +912,6 @@ static void user_event_mm_copy(struct user_event_mm *from,
 		atomic_inc(&copy->event->refs);
 		user_event_enabler_link(copy);
 	}
-	if (used < nr)
-		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
-				     batch + used);
 
 	user_event_mm_resync(uemm);
 }
@@ -1004,10 +984,10 @@ static unsigned int user_event_status_of(struct user_event *ue)
 	probe = rcu_dereference_protected(ue->tp.funcs,
 					  lockdep_is_held(&event_mutex));
 	for (; probe && probe->func; probe++) {
-		if (probe->func == ue->call.class->probe)
+		if (probe->func == ue->class.probe)
 			status |= USER_EVENT_USED_FTRACE;
 #ifdef CONFIG_PERF_EVENTS
-		else if (probe->func == ue->call.class->perf_probe)
+		else if (probe->func == ue->class.perf_probe)
 			status |= USER_EVENT_USED_PERF;
 #endif
 		else
@@ -1339,38 +1319,6 @@ static struct trace_event_fields user_event_fields_array[] = {
 	{}
 };
 
-static struct list_head *user_event_get_fields(struct trace_event_call *call)
-{
-	struct user_event *ue = call->data;
-
-	return &ue->fields;
-}
-
-#ifdef CONFIG_PERF_EVENTS
-#define USER_EVENT_CLASS(sys) {						\
-	.system		= sys,						\
-	.probe		= user_event_ftrace,				\
-	.perf_probe	= user_event_perf,				\
-	.reg		= user_event_reg,				\
-	.fields_array	= user_event_fields_array,			\
-	.get_fields	= user_event_get_fields,			\
-}
-#else
-#define USER_EVENT_CLASS(sys) {						\
-	.system		= sys,						\
-	.probe		= user_event_ftrace,				\
-	.reg		= user_event_reg,				\
-	.fields_array	= user_event_fields_array,			\
-	.get_fields	= user_event_get_fields,			\
-}
-#endif
-
-/* All events share these: the fields are the event's (get_fields) */
-static struct trace_event_class user_event_class =
-	USER_EVENT_CLASS(USER_EVENTS_SYSTEM);
-static struct trace_event_class user_event_multi_class =
-	USER_EVENT_CLASS(USER_EVENTS_MULTI_SYSTEM);
-
 static enum print_line_t user_event_print(struct trace_iterator *iter,
 					  int flags, struct trace_event *event)
 {
@@ -1401,25 +1349,33 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 	if (user_event_count >= READ_ONCE(user_events_max))
 		return ERR_PTR(-EMFILE);
 
-	ue = kmem_cache_zalloc(user_event_cache, GFP_KERNEL_ACCOUNT);
+	ue = kzalloc(sizeof(*ue), GFP_KERNEL_ACCOUNT);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
 
 	ue->fmt = fmt;
 	ue->multi = multi;
 	INIT_LIST_HEAD(&ue->enablers);
-	INIT_LIST_HEAD(&ue->fields);
 	atomic_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
 					fmt->name, user_event_multi_id);
 	else
-		ue->tp.name = fmt->name;
+		ue->tp.name = kstrdup(fmt->name, GFP_KERNEL_ACCOUNT);
 	if (!ue->tp.name)
 		goto err;
 
+	ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+	ue->class.fields_array = user_event_fields_array;
+	ue->class.reg = user_event_reg;
+	ue->class.probe = user_event_ftrace;
+#ifdef CONFIG_PERF_EVENTS
+	ue->class.perf_probe = user_event_perf;
+#endif
+	INIT_LIST_HEAD(&ue->class.fields);
+
 	call = &ue->call;
-	call->class = multi ? &user_event_multi_class : &user_event_class;
+	call->class = &ue->class;
 	call->tp = &ue->tp;
 	call->flags = TRACE_EVENT_FL_TRACEPOINT;
 	call->data = ue;
@@ -1438,7 +1394,7 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 		goto err;
 	}
 	if (ue->fields_failed ||
-	    (fmt->nr_fields && list_empty(&ue->fields))) {
+	    (fmt->nr_fields && list_empty(&ue->class.fields))) {
 		trace_remove_event_call(call);
 		ret = -ENOMEM;
 		goto err;
@@ -1798,7 +1754,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	struct user_event_mm *uemm;
 	int ret = 0, tries;
 
-	e = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 
@@ -1836,7 +1792,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	}
 
 	if (ret)
-		kmem_cache_free(user_event_enabler_cache, e);
+		kfree(e);
 	return ret;
 }
 
@@ -2124,17 +2080,6 @@ static struct ctl_table user_event_sysctls[] = {
 static int __init user_events_init(void)
 {
 	int ret;
-
-	/* Not merged, so that /proc/slabinfo shows what events take */
-	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
-	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
-					      SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_cache || !user_event_enabler_cache) {
-		pr_warn("user_events: could not create slab caches\n");
-		kmem_cache_destroy(user_event_cache);
-		kmem_cache_destroy(user_event_enabler_cache);
-		return -ENOMEM;
-	}
 
 	ret = dyn_event_register(&user_event_dyn_ops);
 	if (ret) {
