@@ -191,6 +191,8 @@ struct user_event_fault {
 	u8			bit;
 };
 
+static struct kmem_cache *user_event_enabler_cache;
+
 static DEFINE_HASHTABLE(user_event_table, 8);
 static unsigned int user_event_count;
 static u64 user_event_multi_id;
@@ -701,7 +703,7 @@ static void user_event_enablers_free(struct list_head *dead)
 
 	list_for_each_entry_safe(e, tmp, dead, mm_link) {
 		user_event_put(e->event);
-		kfree(e);
+		kmem_cache_free(user_event_enabler_cache, e);
 	}
 }
 
@@ -882,12 +884,17 @@ static void user_event_mm_resync(struct user_event_mm *uemm)
 	}
 }
 
+/* Enablers a fork allocates at once */
+#define USER_EVENT_FORK_BATCH	32
+
 /* Copy @from's enablers for @t; an allocation failure copies fewer */
 static void user_event_mm_copy(struct user_event_mm *from,
 			       struct task_struct *t)
 {
+	void *batch[USER_EVENT_FORK_BATCH];
 	struct user_event_enabler *e, *copy;
 	struct user_event_mm *uemm;
+	unsigned int nr = 0, used = 0;
 
 	lockdep_assert_held(&user_event_mm_mutex);
 
@@ -901,9 +908,16 @@ static void user_event_mm_copy(struct user_event_mm *from,
 	t->user_event_mm = uemm;
 
 	list_for_each_entry(e, &from->enablers, mm_link) {
-		copy = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
-		if (!copy)
-			break;
+		if (used == nr) {
+			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
+						   GFP_KERNEL_ACCOUNT,
+						   ARRAY_SIZE(batch), batch);
+			used = 0;
+			if (!nr)
+				break;
+		}
+		copy = batch[used++];
+		*copy = *e;
 		copy->uemm = uemm;
 		copy->fault_tries = 0;
 		copy->fault_pending = false;
@@ -912,6 +926,9 @@ static void user_event_mm_copy(struct user_event_mm *from,
 		atomic_inc(&copy->event->refs);
 		user_event_enabler_link(copy);
 	}
+	if (used < nr)
+		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
+				     batch + used);
 
 	user_event_mm_resync(uemm);
 }
@@ -1754,7 +1771,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	struct user_event_mm *uemm;
 	int ret = 0, tries;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	e = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 
@@ -1792,7 +1809,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	}
 
 	if (ret)
-		kfree(e);
+		kmem_cache_free(user_event_enabler_cache, e);
 	return ret;
 }
 
@@ -2080,6 +2097,14 @@ static struct ctl_table user_event_sysctls[] = {
 static int __init user_events_init(void)
 {
 	int ret;
+
+	/* Not merged, so that /proc/slabinfo shows what registrations take */
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
+					      SLAB_ACCOUNT | SLAB_NO_MERGE);
+	if (!user_event_enabler_cache) {
+		pr_warn("user_events: could not create the enabler cache\n");
+		return -ENOMEM;
+	}
 
 	ret = dyn_event_register(&user_event_dyn_ops);
 	if (ret) {
