@@ -29,6 +29,7 @@
  *   -t SEC    with -o: seconds to loop (default 10)
  *   -v        print every sample of the toggle figures
  *   -p N      processes registered to the toggled event (default 200)
+ *   -P        only the per-operation figures (rounds as usual)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1005,11 +1006,14 @@ static void bench_fork(void)
 int main(int argc, char **argv)
 {
 	char *only = NULL;
-	int opt, seconds = 10, fd_reg;
+	int opt, seconds = 10, fd_reg, ops_only = 0;
 
 	progress("start");
-	while ((opt = getopt(argc, argv, "qvr:o:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "qvPr:o:t:p:")) != -1) {
 		switch (opt) {
+		case 'P':
+			ops_only = 1;
+			break;
 		case 'q':
 			quick = 1;
 			rounds_ops = 5;
@@ -1030,7 +1034,8 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-q] [-r ROUNDS] [-o OPS [-t SEC]]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-q] [-P] [-r ROUNDS] [-o OPS [-t SEC]]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -1042,6 +1047,14 @@ int main(int argc, char **argv)
 		pin_cpu(0);
 		ops_setup();
 		loop_ops(only, seconds);
+		ops_teardown();
+		return 0;
+	}
+
+	if (ops_only) {
+		pin_cpu(0);
+		ops_setup();
+		bench_ops();
 		ops_teardown();
 		return 0;
 	}

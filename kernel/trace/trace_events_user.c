@@ -47,10 +47,12 @@
 #include <linux/highmem.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/perf_event.h>
 #include <linux/sched/mm.h>
 #include <linux/sysctl.h>
 #include <linux/tracefs.h>
+#include <linux/unaligned.h>
 #include <linux/uio.h>
 #include <linux/user_events.h>
 #include <linux/userfaultfd_k.h>
@@ -188,6 +190,8 @@ struct user_event_fault {
 	unsigned long		addr;
 	u8			bit;
 };
+
+static struct kmem_cache *user_event_enabler_cache;
 
 static DEFINE_HASHTABLE(user_event_table, 8);
 static unsigned int user_event_count;
@@ -724,7 +728,7 @@ static void user_event_enablers_free(struct list_head *dead)
 
 	list_for_each_entry_safe(e, tmp, dead, mm_link) {
 		user_event_put(e->event);
-		kfree(e);
+		kmem_cache_free(user_event_enabler_cache, e);
 	}
 }
 
@@ -905,12 +909,17 @@ static void user_event_mm_resync(struct user_event_mm *uemm)
 	}
 }
 
+/* Enablers a fork allocates at once */
+#define USER_EVENT_FORK_BATCH	32
+
 /* Copy @from's enablers for @t; an allocation failure copies fewer */
 static void user_event_mm_copy(struct user_event_mm *from,
 			       struct task_struct *t)
 {
+	void *batch[USER_EVENT_FORK_BATCH];
 	struct user_event_enabler *e, *copy;
 	struct user_event_mm *uemm;
+	unsigned int nr = 0, used = 0;
 
 	lockdep_assert_held(&user_event_mm_mutex);
 
@@ -924,9 +933,16 @@ static void user_event_mm_copy(struct user_event_mm *from,
 	t->user_event_mm = uemm;
 
 	list_for_each_entry(e, &from->enablers, mm_link) {
-		copy = kmemdup(e, sizeof(*e), GFP_KERNEL_ACCOUNT);
-		if (!copy)
-			break;
+		if (used == nr) {
+			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
+						   GFP_KERNEL_ACCOUNT,
+						   ARRAY_SIZE(batch), batch);
+			used = 0;
+			if (!nr)
+				break;
+		}
+		copy = batch[used++];
+		*copy = *e;
 		copy->uemm = uemm;
 		copy->fault_tries = 0;
 		copy->fault_pending = false;
@@ -935,6 +951,9 @@ static void user_event_mm_copy(struct user_event_mm *from,
 		atomic_inc(&copy->event->refs);
 		user_event_enabler_link(copy);
 	}
+	if (used < nr)
+		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
+				     batch + used);
 
 	user_event_mm_resync(uemm);
 }
@@ -1071,36 +1090,112 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 
 /**
  * struct user_event_write - a write() on its way to the probes
- * @from:	the payload, after the write index
+ * @kbuf:	the payload when write() copied it already, else NULL
+ * @ubuf:	the payload when it is one user buffer (write(), or the
+ *		last iovec of a writev()), else NULL
+ * @from:	the payload otherwise, after the write index
  * @size:	its length
  * @done:	records committed
  * @fault:	a copy faulted: not recorded
  * @bad:	the payload failed validation: not recorded
  */
 struct user_event_write {
-	struct iov_iter	*from;
-	size_t		size;
-	unsigned int	done;
-	bool		fault;
-	bool		bad;
+	const void		*kbuf;
+	const char __user	*ubuf;
+	struct iov_iter		*from;
+	size_t			size;
+	unsigned int		done;
+	bool			fault;
+	bool			bad;
 };
 
-/* Copy and validate the payload after the record's common header */
-static bool user_event_copy(struct user_event *ue, void *entry,
-			    struct user_event_write *w)
+/*
+ * write() of up to this many bytes copies them all at once, before the
+ * probes run: one user access instead of two.
+ */
+#define USER_EVENT_WRITE_SMALL	128
+
+/*
+ * Copy a few bytes from user memory in one user access, inline; false
+ * on a fault.  @dst need not be aligned.  The access is dense from @src
+ * on, so a masked address can stand for the range check.
+ */
+static __always_inline bool user_event_read(void *dst,
+					    const char __user *src,
+					    size_t len)
 {
-	struct iov_iter i = *w->from;
-	size_t copied;
+	u64 v64;
+	u32 v32;
+	u16 v16;
+	u8 v8;
 
-	pagefault_disable();
-	copied = copy_from_iter(entry + USER_EVENT_FIELDS_START, w->size, &i);
-	pagefault_enable();
+	if (can_do_masked_user_access())
+		src = masked_user_access_begin(src);
+	else if (!user_read_access_begin(src, len))
+		return false;
+	for (; len >= sizeof(v64); len -= sizeof(v64)) {
+		unsafe_get_user(v64, (const u64 __user *)src, fault);
+		put_unaligned(v64, (u64 *)dst);
+		src += sizeof(v64);
+		dst += sizeof(v64);
+	}
+	if (len >= sizeof(v32)) {
+		unsafe_get_user(v32, (const u32 __user *)src, fault);
+		put_unaligned(v32, (u32 *)dst);
+		src += sizeof(v32);
+		dst += sizeof(v32);
+		len -= sizeof(v32);
+	}
+	if (len >= sizeof(v16)) {
+		unsafe_get_user(v16, (const u16 __user *)src, fault);
+		put_unaligned(v16, (u16 *)dst);
+		src += sizeof(v16);
+		dst += sizeof(v16);
+		len -= sizeof(v16);
+	}
+	if (len) {
+		unsafe_get_user(v8, (const u8 __user *)src, fault);
+		*(u8 *)dst = v8;
+	}
+	user_read_access_end();
+	return true;
+fault:
+	user_read_access_end();
+	return false;
+}
 
-	if (unlikely(copied != w->size)) {
+/* Copy and validate the payload after the record's common header */
+static __always_inline bool user_event_copy(struct user_event *ue,
+					    void *entry,
+					    struct user_event_write *w)
+{
+	void *dst = entry + USER_EVENT_FIELDS_START;
+	struct iov_iter i;
+	bool copied;
+
+	if (likely(w->kbuf)) {
+		memcpy(dst, w->kbuf, w->size);
+		copied = true;
+	} else {
+		pagefault_disable();
+		if (w->ubuf && w->size <= USER_EVENT_WRITE_SMALL) {
+			copied = user_event_read(dst, w->ubuf, w->size);
+		} else if (w->ubuf) {
+			copied = !__copy_from_user_inatomic(dst, w->ubuf,
+							    w->size);
+		} else {
+			i = *w->from;
+			copied = copy_from_iter(dst, w->size, &i) == w->size;
+		}
+		pagefault_enable();
+	}
+
+	if (unlikely(!copied)) {
 		w->fault = true;
 		return false;
 	}
-	if (unlikely(user_event_validate(ue->fmt, entry,
+	if (unlikely(ue->fmt->nr_locs &&
+		     user_event_validate(ue->fmt, entry,
 					 USER_EVENT_FIELDS_START + w->size))) {
 		w->bad = true;
 		return false;
@@ -1108,20 +1203,46 @@ static bool user_event_copy(struct user_event *ue, void *entry,
 	return true;
 }
 
+/*
+ * What reserving a trace event does when there is no filter, trigger,
+ * pid filter or soft disable (trace_event_buffer_reserve() otherwise):
+ * the record goes straight into the ring buffer.
+ */
+#define USER_EVENT_FILE_SLOW	(EVENT_FILE_FL_SOFT_DISABLED |		\
+				 EVENT_FILE_FL_FILTERED |		\
+				 EVENT_FILE_FL_PID_FILTER |		\
+				 EVENT_FILE_FL_TRIGGER_MODE |		\
+				 EVENT_FILE_FL_TRIGGER_COND)
+
 static void user_event_ftrace(void *data, struct user_event *ue,
 			      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
-	struct trace_event_buffer fbuffer;
+	u32 len = USER_EVENT_FIELDS_START + w->size;
+	struct trace_event_buffer fbuffer __uninitialized;
 	void *entry;
 
-	if (trace_trigger_soft_disabled(file))
-		return;
-
-	entry = trace_event_buffer_reserve(&fbuffer, file,
-					   USER_EVENT_FIELDS_START + w->size);
-	if (unlikely(!entry))
-		return;
+	if (likely(!(READ_ONCE(file->flags) & USER_EVENT_FILE_SLOW))) {
+		fbuffer.trace_file = file;
+		fbuffer.regs = NULL;
+		/* Preemption was disabled by user_event_probes() */
+		fbuffer.trace_ctx = tracing_gen_ctx_dec();
+		fbuffer.buffer = file->tr->array_buffer.buffer;
+		fbuffer.event = trace_buffer_lock_reserve(fbuffer.buffer,
+							  ue->call.event.type,
+							  len,
+							  fbuffer.trace_ctx);
+		if (unlikely(!fbuffer.event))
+			return;
+		entry = ring_buffer_event_data(fbuffer.event);
+		fbuffer.entry = entry;
+	} else {
+		if (trace_trigger_soft_disabled(file))
+			return;
+		entry = trace_event_buffer_reserve(&fbuffer, file, len);
+		if (unlikely(!entry))
+			return;
+	}
 
 	if (unlikely(!user_event_copy(ue, entry, w))) {
 		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
@@ -1167,21 +1288,31 @@ static void user_event_perf(void *data, struct user_event *ue,
 }
 #endif
 
-/* Run every probe on the event's tracepoint; false if there was none */
-static bool user_event_probes(struct user_event *ue,
-			      struct user_event_write *w)
+/*
+ * Run every probe on the event's tracepoint; false if there was none.
+ * The probes are user_event_ftrace() and user_event_perf(): called
+ * directly, not through the pointer.
+ */
+static __always_inline bool
+user_event_probes(struct user_event *ue, struct user_event_write *w)
 {
 	struct tracepoint_func *probe;
+	void (*fn)(void *data, struct user_event *ue,
+		   struct user_event_write *w);
 
-	/* The probes are user_event_ftrace() and user_event_perf() */
 	preempt_disable_notrace();
 	probe = rcu_dereference_sched(ue->tp.funcs);
 	if (likely(probe)) {
 		do {
-			void (*fn)(void *data, struct user_event *ue,
-				   struct user_event_write *w) = probe->func;
-
-			fn(probe->data, ue, w);
+			fn = probe->func;
+			if (likely(fn == user_event_ftrace))
+				user_event_ftrace(probe->data, ue, w);
+#ifdef CONFIG_PERF_EVENTS
+			else if (fn == user_event_perf)
+				user_event_perf(probe->data, ue, w);
+#endif
+			else
+				fn(probe->data, ue, w);
 		} while ((++probe)->func);
 	}
 	preempt_enable_notrace();
@@ -1411,22 +1542,15 @@ static int user_events_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static ssize_t user_events_write_iter(struct kiocb *kiocb,
-				      struct iov_iter *from)
+/* The event of write index @idx of @uf, or an ERR_PTR() */
+static __always_inline struct user_event *
+user_events_index(struct user_event_file *uf, int idx)
 {
-	struct user_event_file *uf = kiocb->ki_filp->private_data;
-	size_t count = iov_iter_count(from);
-	struct user_event_write w = { .from = from };
 	struct user_event_refs *refs;
 	struct user_event *ue = NULL;
-	int idx;
 
-	if (unlikely(count < sizeof(idx) || kiocb->ki_pos))
-		return -EFAULT;
-	if (unlikely(copy_from_iter(&idx, sizeof(idx), from) != sizeof(idx)))
-		return -EFAULT;
 	if (unlikely(idx < 0))
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 
 	/* The file's reference keeps the event: RCU guards the array only */
 	rcu_read_lock();
@@ -1435,34 +1559,130 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 	if (likely(refs && idx < smp_load_acquire(&refs->count)))
 		ue = refs->events[idx];
 	rcu_read_unlock();
-	if (unlikely(!ue))
-		return -ENOENT;
 
-	w.size = iov_iter_count(from);
-	if (unlikely(w.size < ue->fmt->size - USER_EVENT_FIELDS_START))
+	return ue ?: ERR_PTR(-ENOENT);
+}
+
+/* Record @w's payload for @ue; @count is what write() returns */
+static __always_inline ssize_t user_events_write_event(struct user_event *ue,
+						       struct user_event_write *w,
+						       size_t count)
+{
+	if (unlikely(w->size < ue->fmt->size - USER_EVENT_FIELDS_START))
 		return -EINVAL;
-	if (unlikely(!rcu_access_pointer(ue->tp.funcs)))
+	if (!rcu_access_pointer(ue->tp.funcs))
 		return -EBADF;
-	if (unlikely(w.size > USER_EVENT_PAYLOAD_MAX))
+	if (unlikely(w->size > USER_EVENT_PAYLOAD_MAX))
 		return -E2BIG;
 
-	if (unlikely(!user_event_probes(ue, &w)))
+	if (unlikely(!user_event_probes(ue, w)))
 		return -EBADF;
 
 	/*
 	 * The probes copy with page faults disabled.  If the payload was
 	 * not resident and nothing was recorded, fault it in and go again.
 	 */
-	if (unlikely(w.fault && !w.done)) {
-		if (fault_in_iov_iter_readable(from, w.size))
+	if (unlikely(w->fault && !w->done)) {
+		if (w->ubuf ? fault_in_readable(w->ubuf, w->size) :
+			      fault_in_iov_iter_readable(w->from, w->size))
 			return -EFAULT;
-		w.fault = false;
-		w.bad = false;
-		if (unlikely(!user_event_probes(ue, &w)))
+		w->fault = false;
+		w->bad = false;
+		if (unlikely(!user_event_probes(ue, w)))
 			return -EBADF;
 	}
 
-	return w.fault || w.bad ? -EFAULT : count;
+	return w->fault || w->bad ? -EFAULT : count;
+}
+
+/* write(): the index and the payload in one buffer */
+static ssize_t user_events_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct user_event_file *uf = file->private_data;
+	/* Not zeroed first (CONFIG_INIT_STACK_ALL_ZERO): only read if copied */
+	u64 buf[USER_EVENT_WRITE_SMALL / sizeof(u64)] __uninitialized;
+	struct user_event_write w;
+	struct user_event *ue;
+	int idx;
+
+	if (unlikely(count < sizeof(idx) || (ppos && *ppos)))
+		return -EFAULT;
+
+	/* A fault here takes the long way, which reports it in ABI order */
+	if (likely(count <= sizeof(buf) && user_event_read(buf, ubuf, count))) {
+		memcpy(&idx, buf, sizeof(idx));
+		w.kbuf = (char *)buf + sizeof(idx);
+		w.ubuf = NULL;
+	} else {
+		if (unlikely(!access_ok(ubuf, count) ||
+			     get_user(idx, (const int __user *)ubuf)))
+			return -EFAULT;
+		w.kbuf = NULL;
+		w.ubuf = ubuf + sizeof(idx);
+	}
+
+	ue = user_events_index(uf, idx);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+
+	w.from = NULL;
+	w.size = count - sizeof(idx);
+	w.done = 0;
+	w.fault = false;
+	w.bad = false;
+	return user_events_write_event(ue, &w, count);
+}
+
+/*
+ * The user address of the next @len bytes of @i if they are in one
+ * user buffer, else NULL
+ */
+static const char __user *user_iter_ubuf(const struct iov_iter *i, size_t len)
+{
+	const char __user *p;
+
+	if (iter_is_ubuf(i)) {
+		p = i->ubuf + i->iov_offset;
+	} else if (iter_is_iovec(i) &&
+		   iter_iov(i)->iov_len - i->iov_offset >= len) {
+		p = iter_iov(i)->iov_base + i->iov_offset;
+	} else {
+		return NULL;
+	}
+	return access_ok(p, len) ? p : NULL;
+}
+
+/* writev() and the rest: index and payload anywhere in @from */
+static ssize_t user_events_write_iter(struct kiocb *kiocb,
+				      struct iov_iter *from)
+{
+	struct user_event_file *uf = kiocb->ki_filp->private_data;
+	size_t count = iov_iter_count(from);
+	struct user_event_write w = { .from = from };
+	const char __user *p;
+	struct user_event *ue;
+	int idx;
+
+	if (unlikely(count < sizeof(idx) || kiocb->ki_pos))
+		return -EFAULT;
+	p = user_iter_ubuf(from, sizeof(idx));
+	if (p) {
+		if (unlikely(!user_event_read(&idx, p, sizeof(idx))))
+			return -EFAULT;
+		iov_iter_advance(from, sizeof(idx));
+	} else if (unlikely(copy_from_iter(&idx, sizeof(idx), from) !=
+			    sizeof(idx))) {
+		return -EFAULT;
+	}
+
+	ue = user_events_index(uf, idx);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+
+	w.size = iov_iter_count(from);
+	w.ubuf = user_iter_ubuf(from, w.size);
+	return user_events_write_event(ue, &w, count);
 }
 
 /* copy_struct_from_user() of a struct whose size is its first u32 */
@@ -1577,7 +1797,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	struct user_event_mm *uemm;
 	int ret = 0, tries;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	e = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 
@@ -1615,7 +1835,7 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 	}
 
 	if (ret)
-		kfree(e);
+		kmem_cache_free(user_event_enabler_cache, e);
 	return ret;
 }
 
@@ -1831,6 +2051,7 @@ static long user_events_compat_ioctl(struct file *file, unsigned int cmd,
 
 static const struct file_operations user_events_data_fops = {
 	.open		= user_events_open,
+	.write		= user_events_write,
 	.write_iter	= user_events_write_iter,
 	.unlocked_ioctl	= user_events_ioctl,
 #ifdef CONFIG_COMPAT
@@ -1902,6 +2123,14 @@ static struct ctl_table user_event_sysctls[] = {
 static int __init user_events_init(void)
 {
 	int ret;
+
+	/* Not merged, so that /proc/slabinfo shows what registrations take */
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
+					      SLAB_ACCOUNT | SLAB_NO_MERGE);
+	if (!user_event_enabler_cache) {
+		pr_warn("user_events: could not create the enabler cache\n");
+		return -ENOMEM;
+	}
 
 	ret = dyn_event_register(&user_event_dyn_ops);
 	if (ret) {
