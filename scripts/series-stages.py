@@ -221,8 +221,14 @@ del lines[a:b + 2]
 c2 = '\n'.join(lines)
 c2 = rep(c2, '/* class->reg: ftrace and perf attach and detach here (event_mutex held) */',
          '/* class->reg: ftrace attaches and detaches here (event_mutex held) */')
-c2 = rep(c2, '/* The probes are user_event_ftrace() and user_event_perf() */',
-         '/* The probes are user_event_ftrace() */')
+c2 = rep(c2, ''' * The probes are user_event_ftrace() and user_event_perf(): called
+ * directly, not through the pointer.''', ''' * The probe is user_event_ftrace(): called directly, not through the
+ * pointer.''')
+c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS
+			else if (fn == user_event_perf)
+				user_event_perf(probe->data, ue, w);
+#endif
+''', '')
 c2 = rep(c2, ' * Attach: ftrace enable or perf open reaches user_event_reg(), which hooks\n',
          ' * Attach: ftrace enable reaches user_event_reg(), which hooks\n')
 c2 = rep(c2, ''' * probe on the tracepoint reserves its record (ftrace ring buffer or perf
@@ -349,6 +355,15 @@ c1 = rep(c1, '''	if (user_reg_in_use(&reg))
 ''', '')
 c1 = rep(c1, '''	case DIAG_IOCSUNREG:
 		return user_events_ioctl_unreg(uarg);
+''', '')
+c1 = rep(c1, 'static struct kmem_cache *user_event_enabler_cache;\n\n', '')
+c1 = rep(c1, '''	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
+					      SLAB_ACCOUNT | SLAB_NO_MERGE);
+	if (!user_event_enabler_cache) {
+		pr_warn("user_events: could not create the enabler cache\\n");
+		return -ENOMEM;
+	}
+
 ''', '')
 wr('s1', C, c1)
 wr('s1', U, u3)
