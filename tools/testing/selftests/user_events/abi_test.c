@@ -8,10 +8,8 @@
  * passed over SCM_RIGHTS, kernel.user_events_max, error_log lines, and the
  * PERSIST and MULTI_FORMAT flags.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1517,39 +1515,6 @@ TEST_F_TIMEOUT(abi, persist, TIMEOUT)
 	}
 }
 
-/* Names of the multi-format tracepoints of @name, matched by regex */
-static int multi_ids(const char *name, char ids[][64], int max)
-{
-	char path[UE_PATH_MAX], pattern[256], esc[128];
-	struct dirent *de;
-	regex_t re;
-	DIR *dir;
-	int n = 0, i, j;
-
-	/* The name has no regex metacharacters but '.', none here */
-	for (i = 0, j = 0; name[i] && j < (int)sizeof(esc) - 2; i++) {
-		if (name[i] == '.')
-			esc[j++] = '\\';
-		esc[j++] = name[i];
-	}
-	esc[j] = '\0';
-	snprintf(pattern, sizeof(pattern), "^%s\\.[0-9a-fA-F]+$", esc);
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
-		return -1;
-	dir = opendir(ue_path(path, "events/%s", USER_EVENTS_MULTI_SYSTEM));
-	while (dir && (de = readdir(dir))) {
-		if (regexec(&re, de->d_name, 0, NULL, 0))
-			continue;
-		if (n < max)
-			snprintf(ids[n], 64, "%.63s", de->d_name);
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	regfree(&re);
-	return n;
-}
-
 TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 {
 	static __u32 word;
@@ -1558,12 +1523,12 @@ TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 	__u32 val = 99;
 	__u64 val64 = 98;
 
-	ASSERT_EQ(0, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(0, ue_multi_ids(EV_MULTI, ids, 8));
 	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_MULTI " u32 a",
 				  USER_EVENT_REG_MULTI_FORMAT, &word, 4, 0,
 				  &i1));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MULTI));
-	ASSERT_EQ(1, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(1, ue_multi_ids(EV_MULTI, ids, 8));
 	snprintf(first, sizeof(first), "%s", ids[0]);
 
 	/* Same name and fields: the same tracepoint */
@@ -1572,7 +1537,7 @@ TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 	ASSERT_EQ(0, ue_reg_flags(fd2, EV_MULTI " u32 a",
 				  USER_EVENT_REG_MULTI_FORMAT, &word, 4, 1,
 				  NULL));
-	ASSERT_EQ(1, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(1, ue_multi_ids(EV_MULTI, ids, 8));
 	EXPECT_STREQ(first, ids[0]);
 
 	/* Other fields: a new id, where single-format would say EADDRINUSE */
@@ -1580,14 +1545,14 @@ TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 				  USER_EVENT_REG_MULTI_FORMAT, &word, 4, 2,
 				  &i2));
 	EXPECT_NE(i1, i2);
-	ASSERT_EQ(2, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(2, ue_multi_ids(EV_MULTI, ids, 8));
 	EXPECT_STRNE(ids[0], ids[1]);
 
 	/* Single- and multi-format never match each other */
 	ASSERT_EQ(0, ue_reg(self->fd, EV_MULTI " u32 a", &word, 3, &i3));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_MULTI));
 	EXPECT_NE(i1, i3);
-	ASSERT_EQ(2, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(2, ue_multi_ids(EV_MULTI, ids, 8));
 
 	/* Each format is a tracepoint of its own */
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, first, true));
@@ -1608,7 +1573,7 @@ TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 	close(fd2);
 	close(self->fd);
 	self->fd = -1;
-	EXPECT_EQ(0, multi_ids(EV_MULTI, ids, 8));
+	EXPECT_EQ(0, ue_multi_ids(EV_MULTI, ids, 8));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MULTI));
 
 	/* Persistent formats: DEL of the name deletes all of them */
@@ -1623,23 +1588,23 @@ TEST_F_TIMEOUT(abi, multi_format, TIMEOUT)
 					  USER_EVENT_REG_MULTI_FORMAT, &word,
 					  4, i, NULL));
 	}
-	ASSERT_EQ(3, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(3, ue_multi_ids(EV_MULTI, ids, 8));
 	EXPECT_EQ(-EBUSY, ue_del(EV_MULTI));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, ue_unreg(fd2, &word, i));
 	close(fd2);
-	ASSERT_EQ(3, multi_ids(EV_MULTI, ids, 8));
+	ASSERT_EQ(3, ue_multi_ids(EV_MULTI, ids, 8));
 	/* One of them is still in use by ftrace: that one stays */
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, ids[1], true));
 	snprintf(first, sizeof(first), "%s", ids[1]);
 	n = ue_del(EV_MULTI);
 	TH_LOG("DEL with one format busy: %d", n);
-	n = multi_ids(EV_MULTI, ids, 8);
+	n = ue_multi_ids(EV_MULTI, ids, 8);
 	EXPECT_EQ(1, n);
 	EXPECT_STREQ(first, ids[0]);
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, first, false));
 	EXPECT_EQ(0, ue_del(EV_MULTI));
-	EXPECT_EQ(0, multi_ids(EV_MULTI, ids, 8));
+	EXPECT_EQ(0, ue_multi_ids(EV_MULTI, ids, 8));
 	EXPECT_FALSE(ue_exists(ue_evpath(path, USER_EVENTS_MULTI_SYSTEM,
 					 first, NULL)));
 }

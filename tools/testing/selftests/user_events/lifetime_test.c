@@ -8,9 +8,7 @@
  * CAP_SYS_ADMIN; persistent and multi-format events in dynamic_events;
  * the error_log line that names what keeps a busy event; unknown flags.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,43 +67,13 @@ static const char * const events[] = {
 	EV_CAP_U, EV_MF, EV_FLAGS,
 };
 
-/*
- * Names of the multi-format tracepoints of @name ("name.<hex id>", the
- * regex the ABI document gives consumers), or -1.
- */
-static int multi_ids(const char *name, char ids[][64], int max)
-{
-	char path[UE_PATH_MAX], pattern[256];
-	struct dirent *de;
-	regex_t re;
-	DIR *dir;
-	int n = 0;
-
-	/* Test names have no regex metacharacters */
-	snprintf(pattern, sizeof(pattern), "^%s\\.[0-9a-fA-F]+$", name);
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
-		return -1;
-	dir = opendir(ue_path(path, "events/%s", USER_EVENTS_MULTI_SYSTEM));
-	while (dir && (de = readdir(dir))) {
-		if (regexec(&re, de->d_name, 0, NULL, 0))
-			continue;
-		if (n < max)
-			snprintf(ids[n], 64, "%.63s", de->d_name);
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	regfree(&re);
-	return n;
-}
-
 /* Disable and delete @name and every multi-format tracepoint of it */
 static void cleanup_name(const char *name)
 {
 	char ids[16][64];
 	int n, i;
 
-	n = multi_ids(name, ids, 16);
+	n = ue_multi_ids(name, ids, 16);
 	for (i = 0; i < n && i < 16; i++)
 		ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, ids[i], false);
 	ue_cleanup(name);
@@ -151,7 +119,7 @@ static bool event_left(const char *name)
 	snprintf(prefix, sizeof(prefix), "u:%s", name);
 	return ue_event_exists(NULL, name) || dyn_has(prefix) ||
 	       !ue_status_line(name, line, sizeof(line)) ||
-	       multi_ids(name, ids, 1) != 0;
+	       ue_multi_ids(name, ids, 1) != 0;
 }
 
 /*
@@ -707,29 +675,6 @@ TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 	EXPECT_FALSE(event_left(EV_BUSY));
 }
 
-/* Drop the capabilities in @caps (CAP_* numbers) from this process */
-static int drop_caps(const int *caps, int n)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	int i;
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	for (i = 0; i < n; i++) {
-		__u32 mask = 1U << (caps[i] % 32);
-
-		data[caps[i] / 32].effective &= ~mask;
-		data[caps[i] / 32].permitted &= ~mask;
-		data[caps[i] / 32].inheritable &= ~mask;
-	}
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 /*
  * What a process may do with PERSIST, MULTI_FORMAT, DIAG_IOCSDEL and
  * dynamic_events given @caps dropped.  CAP_PERFMON is what the ABI asks
@@ -744,7 +689,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 	__u32 word = 0;
 	int fd, fd2;
 
-	if (drop_caps(caps, n))
+	if (ue_drop_caps(caps, n))
 		return 1;
 	fd = ue_open();
 	if (fd < 0)
@@ -761,7 +706,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 	if (ue_reg_flags(fd, EV_CAP_M " u32 a", USER_EVENT_REG_MULTI_FORMAT,
 			 &word, 4, 2, NULL))
 		return 5;
-	if (multi_ids(EV_CAP_M, ids, 4) != 1)
+	if (ue_multi_ids(EV_CAP_M, ids, 4) != 1)
 		return 6;
 
 	/* An existing persistent event: using it needs nothing */
@@ -791,7 +736,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 		return 14;
 
 	/* The multi-format event went with the file */
-	if (multi_ids(EV_CAP_M, ids, 4) != 0)
+	if (ue_multi_ids(EV_CAP_M, ids, 4) != 0)
 		return 15;
 	/* Deleting a missing event is ENOENT with or without */
 	fd2 = ue_open();
@@ -833,7 +778,7 @@ TEST_F_TIMEOUT(life, persist_and_multi_caps, TIMEOUT)
 		ASSERT_LE(0, self->fd);
 		close(self->fd);
 		self->fd = -1;
-		ASSERT_EQ(1, multi_ids(EV_CAP_DM, ids, 4));
+		ASSERT_EQ(1, ue_multi_ids(EV_CAP_DM, ids, 4));
 
 		pid = ue_fork();
 		ASSERT_LE(0, pid);
@@ -848,12 +793,12 @@ TEST_F_TIMEOUT(life, persist_and_multi_caps, TIMEOUT)
 		EXPECT_EQ(cases[i].allowed, ue_event_exists(NULL, EV_CAP_P))
 			TH_LOG("%s", cases[i].what);
 		EXPECT_EQ((int)cases[i].allowed,
-			  multi_ids(EV_CAP_PM, ids, 4))
+			  ue_multi_ids(EV_CAP_PM, ids, 4))
 			TH_LOG("%s", cases[i].what);
 		EXPECT_EQ(!cases[i].allowed, ue_event_exists(NULL, EV_CAP_D))
 			TH_LOG("%s", cases[i].what);
 		EXPECT_EQ((int)!cases[i].allowed,
-			  multi_ids(EV_CAP_DM, ids, 4))
+			  ue_multi_ids(EV_CAP_DM, ids, 4))
 			TH_LOG("%s", cases[i].what);
 		EXPECT_EQ(cases[i].allowed, ue_event_exists(NULL, EV_CAP_U))
 			TH_LOG("%s", cases[i].what);
@@ -921,7 +866,7 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 		fd = open_reg(cmd, pm, &self->word, 0);
 		ASSERT_LE(0, fd) TH_LOG("%s", cmd);
 		close(fd);
-		n = multi_ids(EV_MF, ids, 8);
+		n = ue_multi_ids(EV_MF, ids, 8);
 		ASSERT_EQ(i + 1, n);
 		/* The new one is the one not seen yet */
 		for (n = 0; n <= i; n++)
@@ -937,7 +882,7 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 		      &self->word, 0);
 	ASSERT_LE(0, fd);
 	close(fd);
-	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 
 	/* Single-format, other fields than any multi format: no conflict */
 	self->fd = ue_open();
@@ -945,19 +890,19 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	ASSERT_EQ(0, ue_reg(self->fd, EV_MF " u16 x", &self->word, 0,
 			    &idx_single));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_MF));
-	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 	/* and a multi format with the single one's fields is new */
 	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_MF " u16 x",
 				  USER_EVENT_REG_MULTI_FORMAT, &self->word,
 				  4, 1, &idx_multi));
 	EXPECT_NE(idx_single, idx_multi);
-	ASSERT_EQ(5, multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(5, ue_multi_ids(EV_MF, ids, 8));
 	/* the single-format name is taken, with other fields: EADDRINUSE */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_MF " u32 a", &self->word,
 				      2, NULL));
 	close(self->fd);
 	self->fd = -1;
-	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
 
 	/* dynamic_events lists each format under its tracepoint name */
@@ -975,20 +920,20 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:" EV_MF " u32 a\n"));
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:" USER_EVENTS_SYSTEM "/" EV_MF
 				      " u32 a\n"));
-	ASSERT_EQ(4, multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 
 	/* "-:" with the listed name deletes exactly that format */
 	snprintf(cmd, sizeof(cmd), "-:%s/%s %s\n", USER_EVENTS_MULTI_SYSTEM,
 		 tp[0], fields[0]);
 	ASSERT_EQ(0, ue_dyn_cmd(cmd));
-	n = multi_ids(EV_MF, ids, 8);
+	n = ue_multi_ids(EV_MF, ids, 8);
 	ASSERT_EQ(3, n);
 	EXPECT_EQ(-1, find_id(ids, n, tp[0]));
 	/* so does "!u:" */
 	snprintf(cmd, sizeof(cmd), "!u:%s/%s %s\n", USER_EVENTS_MULTI_SYSTEM,
 		 tp[1], fields[1]);
 	ASSERT_EQ(0, ue_dyn_cmd(cmd));
-	n = multi_ids(EV_MF, ids, 8);
+	n = ue_multi_ids(EV_MF, ids, 8);
 	ASSERT_EQ(2, n);
 	EXPECT_EQ(-1, find_id(ids, n, tp[1]));
 	EXPECT_LE(0, find_id(ids, n, tp[2]));
@@ -1005,7 +950,7 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	ASSERT_EQ(0, errlog_msg(tp[3], msg, sizeof(msg)));
 	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
-	n = multi_ids(EV_MF, ids, 8);
+	n = ue_multi_ids(EV_MF, ids, 8);
 	ASSERT_EQ(1, n);
 	EXPECT_STREQ(tp[3], ids[0]);
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, tp[3], false));
@@ -1037,7 +982,7 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 				   &self->word, 4, 0, NULL);
 		ASSERT_EQ(-EINVAL, ret) TH_LOG("flags %#x", flags);
 		/* Nothing created, the address and bit still free */
-		ASSERT_EQ(0, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_EQ(0, ue_multi_ids(EV_FLAGS, ids, 4));
 		ASSERT_FALSE(ue_event_exists(NULL, EV_FLAGS));
 
 		/* The retry with the flags this kernel knows */
@@ -1045,13 +990,13 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 		ASSERT_EQ(0, ue_reg_flags(self->fd, EV_FLAGS " u32 a", flags,
 					  &self->word, 4, 0, NULL))
 			TH_LOG("flags %#x", flags);
-		ASSERT_EQ(1, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_EQ(1, ue_multi_ids(EV_FLAGS, ids, 4));
 		ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
 		ASSERT_EQ(-EBUSY, ue_del(EV_FLAGS));
 		close(self->fd);
 		self->fd = -1;
 		/* persistent: still there, and deletable at once */
-		ASSERT_EQ(1, multi_ids(EV_FLAGS, ids, 4));
+		ASSERT_EQ(1, ue_multi_ids(EV_FLAGS, ids, 4));
 		ASSERT_EQ(0, ue_del(EV_FLAGS));
 		self->fd = ue_open();
 		ASSERT_LE(0, self->fd);
@@ -1060,7 +1005,7 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 	pid = ue_fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (drop_caps(both, 2))
+		if (ue_drop_caps(both, 2))
 			_exit(10);
 		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a",
 				 USER_EVENT_REG_PERSIST | 0x8000, &self->word,

@@ -11,8 +11,10 @@
 #define _USER_EVENTS_SELFTESTS_H
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -788,24 +790,18 @@ static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
 
 /* --- capabilities ---------------------------------------------------------- */
 
-/*
- * Drop CAP_PERFMON and CAP_SYS_ADMIN (which also grants what CAP_PERFMON
- * does) from this process, with the raw capset syscall: libcap need not be
- * installed.  The uid stays 0, so file permissions are unchanged.
- */
-static inline int ue_drop_perfmon(void)
+/* Drop the capabilities in @caps (CAP_* numbers) from this process */
+static inline int ue_drop_caps(const int *caps, int n)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
-		.pid = 0,
 	};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
-	unsigned int i;
+	int i;
 
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
-	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+	for (i = 0; i < n; i++) {
 		__u32 mask = 1U << (caps[i] % 32);
 
 		data[caps[i] / 32].effective &= ~mask;
@@ -815,6 +811,56 @@ static inline int ue_drop_perfmon(void)
 	if (syscall(SYS_capset, &hdr, data))
 		return -errno;
 	return 0;
+}
+
+/*
+ * Drop CAP_PERFMON and CAP_SYS_ADMIN (which also grants what CAP_PERFMON
+ * does) from this process, with the raw capset syscall: libcap need not be
+ * installed.  The uid stays 0, so file permissions are unchanged.
+ */
+static inline int ue_drop_perfmon(void)
+{
+	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+
+	return ue_drop_caps(caps, 2);
+}
+
+/*
+ * Names of the multi-format tracepoints of @name: the entries of
+ * events/user_events_multi/ that match ^NAME\.[0-9a-fA-F]+$, the regex the
+ * ABI document gives consumers.  Up to @max are copied; returns how many
+ * there are, or -1.
+ */
+static inline int ue_multi_ids(const char *name, char ids[][64], int max)
+{
+	char path[UE_PATH_MAX], pattern[256], esc[128];
+	struct dirent *de;
+	regex_t re;
+	DIR *dir;
+	int n = 0, i, j;
+
+	/* Event names have no regex metacharacters but '.' */
+	for (i = 0, j = 0; name[i] && j < (int)sizeof(esc) - 2; i++) {
+		if (name[i] == '.')
+			esc[j++] = '\\';
+		esc[j++] = name[i];
+	}
+	esc[j] = '\0';
+	snprintf(pattern, sizeof(pattern), "^%s\\.[0-9a-fA-F]+$", esc);
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	dir = opendir(ue_path(path, "events/%s", USER_EVENTS_MULTI_SYSTEM));
+	while (dir && (de = readdir(dir))) {
+		if (regexec(&re, de->d_name, 0, NULL, 0))
+			continue;
+		if (n < max)
+			snprintf(ids[n], 64, "%.63s", de->d_name);
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	regfree(&re);
+	return n;
 }
 
 /* --- child processes -------------------------------------------------------- */
