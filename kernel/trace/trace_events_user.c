@@ -1787,7 +1787,8 @@ static int user_reg_fault_in(const struct user_event_enabler *e)
 /*
  * Record an enabler for current's mm and write its bit; it takes a
  * reference on @ue.  The word is faulted in first, without locks; if it
- * is gone again when written, try again, then fail with EFAULT.
+ * is gone again when written (a page that another thread's fork made
+ * copy-on-write is copied at once), try again, then fail with EFAULT.
  */
 static int user_reg_enabler_add(struct user_event_file *uf,
 				struct user_event *ue,
@@ -1822,6 +1823,9 @@ static int user_reg_enabler_add(struct user_event_file *uf,
 		} else {
 			e->uemm = uemm;
 			ret = user_event_enabler_write(e, ue->status);
+			/* A fork since the fault-in made the page COW again */
+			if (ret == -EFAULT && user_event_word_fault_now(e))
+				ret = user_event_enabler_write(e, ue->status);
 			if (!ret) {
 				atomic_inc(&ue->refs);
 				user_event_enabler_link(e);
