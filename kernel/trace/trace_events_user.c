@@ -1636,12 +1636,15 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 
 /*
  * The user address of the next @len bytes of @i if they are in one
- * user buffer, else NULL
+ * user buffer, else NULL.  An iovec iterator that is used up points
+ * past its array: look at no segment then.
  */
 static const char __user *user_iter_ubuf(const struct iov_iter *i, size_t len)
 {
 	const char __user *p;
 
+	if (!len || len > iov_iter_count(i))
+		return NULL;
 	if (iter_is_ubuf(i)) {
 		p = i->ubuf + i->iov_offset;
 	} else if (iter_is_iovec(i) &&

@@ -38,6 +38,7 @@
 #define EV_EXIT		UE_PREFIX "ab_exit"
 #define EV_EXIT2	UE_PREFIX "ab_exit2"
 #define EV_WRITE	UE_PREFIX "ab_write"
+#define EV_NOFIELD	UE_PREFIX "ab_nofield"
 #define EV_SCM		UE_PREFIX "ab_scm"
 #define EV_ERRLOG	UE_PREFIX "ab_errlog"
 #define EV_PERSIST	UE_PREFIX "ab_persist"
@@ -55,7 +56,7 @@
 
 static const char * const events[] = {
 	EV_A, EV_B, EV_C, EV_LONG, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT,
-	EV_EXIT2, EV_WRITE, EV_SCM, EV_ERRLOG, EV_PERSIST,
+	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_SCM, EV_ERRLOG, EV_PERSIST,
 };
 
 static long page_size;
@@ -1325,6 +1326,53 @@ TEST_F_TIMEOUT(abi, write_errors, TIMEOUT)
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, buf + 4, 8));
 	close(fd2);
+}
+
+/*
+ * writev() whose index uses up every iovec, UIO_FASTIOV of them (the
+ * kernel's on-stack array): nothing may be read past the last one.
+ */
+TEST_F_TIMEOUT(abi, writev_index_only, TIMEOUT)
+{
+	static __u32 word, word2;
+	struct iovec iv[8];
+	int idx = -1, idx2 = -1;
+	unsigned int i;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_NOFIELD, &word, 0, &idx));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_WRITE " u32 a; u32 b", &word2, 0,
+			    &idx2));
+	ASSERT_EQ(0, ue_enable(EV_NOFIELD, true));
+	ASSERT_EQ(0, ue_enable(EV_WRITE, true));
+
+	for (i = 0; i < ARRAY_SIZE(iv); i++) {
+		iv[i].iov_base = &idx;
+		iv[i].iov_len = 0;
+	}
+	/* The index first, then empty iovecs */
+	iv[0].iov_len = sizeof(idx);
+	EXPECT_EQ(4, writev(self->fd, iv, ARRAY_SIZE(iv)));
+	/* The index last */
+	iv[0].iov_len = 0;
+	iv[7].iov_len = sizeof(idx);
+	EXPECT_EQ(4, writev(self->fd, iv, ARRAY_SIZE(iv)));
+	/* The index split over the last two */
+	iv[6].iov_base = &idx;
+	iv[6].iov_len = 1;
+	iv[7].iov_base = (char *)&idx + 1;
+	iv[7].iov_len = sizeof(idx) - 1;
+	EXPECT_EQ(4, writev(self->fd, iv, ARRAY_SIZE(iv)));
+	/* An event with fields gets no payload: too short */
+	iv[6].iov_base = &idx2;
+	iv[7].iov_base = (char *)&idx2 + 1;
+	EXPECT_EQ(-1, writev(self->fd, iv, ARRAY_SIZE(iv)));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, ue_enable(EV_NOFIELD, false));
+	ASSERT_EQ(0, ue_enable(EV_WRITE, false));
+	ue_trace_read(&self->trace);
+	EXPECT_EQ(3, ue_trace_count(self->trace, EV_NOFIELD));
+	EXPECT_EQ(0, ue_trace_count(self->trace, EV_WRITE));
 }
 
 /* Send @fd and @idx over unix socket @sock */
