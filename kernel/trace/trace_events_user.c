@@ -191,6 +191,7 @@ struct user_event_fault {
 	u8			bit;
 };
 
+static struct kmem_cache *user_event_cache;
 static struct kmem_cache *user_event_enabler_cache;
 
 static DEFINE_HASHTABLE(user_event_table, 8);
@@ -397,9 +398,11 @@ static struct user_event *user_event_find(const struct user_event_format *fmt,
 static void user_event_free(struct user_event *ue)
 {
 	kfree(ue->call.print_fmt);
-	kfree(ue->tp.name);
+	/* A single-format event's name is its format's */
+	if (ue->multi)
+		kfree(ue->tp.name);
 	user_event_format_free(ue->fmt);
-	kfree(ue);
+	kmem_cache_free(user_event_cache, ue);
 }
 
 /* Remove an event nothing refers to; event_mutex held */
@@ -1391,7 +1394,7 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 	if (user_event_count >= READ_ONCE(user_events_max))
 		return ERR_PTR(-EMFILE);
 
-	ue = kzalloc(sizeof(*ue), GFP_KERNEL_ACCOUNT);
+	ue = kmem_cache_zalloc(user_event_cache, GFP_KERNEL);
 	if (!ue)
 		return ERR_PTR(-ENOMEM);
 
@@ -1403,7 +1406,7 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
 					fmt->name, user_event_multi_id);
 	else
-		ue->tp.name = kstrdup(fmt->name, GFP_KERNEL_ACCOUNT);
+		ue->tp.name = fmt->name;
 	if (!ue->tp.name)
 		goto err;
 
@@ -2131,11 +2134,18 @@ static int __init user_events_init(void)
 {
 	int ret;
 
-	/* Not merged, so that /proc/slabinfo shows what registrations take */
+	/*
+	 * Not merged, so that /proc/slabinfo shows what events and
+	 * registrations take.  A user_event is 344 bytes on x86_64: its own
+	 * cache spares it kmalloc-512's rounding.
+	 */
+	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
 					      SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_enabler_cache) {
-		pr_warn("user_events: could not create the enabler cache\n");
+	if (!user_event_cache || !user_event_enabler_cache) {
+		pr_warn("user_events: could not create the slab caches\n");
+		kmem_cache_destroy(user_event_cache);
+		kmem_cache_destroy(user_event_enabler_cache);
 		return -ENOMEM;
 	}
 
