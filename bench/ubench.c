@@ -710,10 +710,12 @@ static int children_cmd(struct child *ch, int n, char c, char want)
 }
 
 /*
- * One write to an enable file, timed.  Enabling a tracepoint waits for an
- * RCU grace period to have passed since it was last disabled (the
- * tracepoint core's rule, the same for any event); membarrier() waits for
- * one before the clock starts, so that the figure is the toggle itself.
+ * One write to an enable file, timed.  Enabling an event attached through
+ * tracepoint_probe_register() waits for an RCU grace period to have passed
+ * since it was last disabled (up to 100 ms under TCG; the reference does
+ * this, ours attaches its probes itself and does not wait); membarrier()
+ * waits for one before the clock starts, so that both kernels' figure is
+ * the toggle itself, not the grace period.
  */
 static double toggle_us(int fd, const char *v)
 {

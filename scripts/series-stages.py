@@ -214,7 +214,11 @@ c2 = rep(c2, '''			if (status & USER_EVENT_USED_PERF)
 ''', '')
 c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
+		ret = user_event_probe(ue, ue->class.perf_probe, call, true);
+		break;
 	case TRACE_REG_PERF_UNREGISTER:
+		ret = user_event_probe(ue, ue->class.perf_probe, call, false);
+		break;
 #endif
 ''', '')
 c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS

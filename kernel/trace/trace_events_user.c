@@ -1018,6 +1018,105 @@ void user_events_exit(struct task_struct *t)
 }
 
 /*
+ * Probes on the event's tracepoint
+ *
+ * The tracepoint is private to its event: it has no call site, it is in
+ * no tracepoint table, and only user_event_reg() (called by the trace core
+ * under event_mutex) attaches to it.  So its probe array is replaced here
+ * rather than with tracepoint_probe_register(), whose static key, static
+ * call and wait for a grace period after a removal serve call sites in
+ * kernel text, which this tracepoint does not have.  A write reads the
+ * array under RCU (with preemption off); a replaced one is freed after a
+ * grace period, as the tracepoint core does.
+ */
+
+struct user_event_probes {
+	struct rcu_head		rcu;
+	struct tracepoint_func	probes[];
+};
+
+struct user_event_write;
+
+/*
+ * Stands in for a detached probe when there was no memory for a smaller
+ * array: detaching cannot fail (the tracepoint core does the same)
+ */
+static void user_event_probe_gone(void *data, struct user_event *ue,
+				  struct user_event_write *w)
+{
+}
+
+static struct tracepoint_func *user_event_probes_get(struct user_event *ue)
+{
+	return rcu_dereference_protected(ue->tp.funcs,
+					 lockdep_is_held(&event_mutex));
+}
+
+/* Publish @old's @nr probes other than @func(@data), and it if @add */
+static int user_event_probes_set(struct user_event *ue,
+				 struct tracepoint_func *old, unsigned int nr,
+				 void *func, void *data, bool add)
+{
+	struct user_event_probes *new = NULL;
+	unsigned int i, n = 0;
+
+	if (nr) {
+		new = kmalloc(struct_size(new, probes, nr + 1), GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+		for (i = 0; old && old[i].func; i++) {
+			if (old[i].func == user_event_probe_gone ||
+			    (old[i].func == func && old[i].data == data))
+				continue;
+			new->probes[n++] = old[i];
+		}
+		if (add) {
+			new->probes[n].func = func;
+			new->probes[n].data = data;
+			new->probes[n++].prio = TRACEPOINT_DEFAULT_PRIO;
+		}
+		new->probes[n].func = NULL;
+	}
+
+	rcu_assign_pointer(ue->tp.funcs, new ? new->probes : NULL);
+	if (old)
+		kfree_rcu(container_of(old, struct user_event_probes,
+				       probes[0]), rcu);
+	return 0;
+}
+
+/* Attach @func(@data) to @ue, or detach it */
+static int user_event_probe(struct user_event *ue, void *func, void *data,
+			    bool add)
+{
+	struct tracepoint_func *old = user_event_probes_get(ue);
+	unsigned int nr = 0, i;
+	bool found = false;
+	int ret;
+
+	for (i = 0; old && old[i].func; i++) {
+		if (old[i].func == func && old[i].data == data)
+			found = true;
+		if (old[i].func != user_event_probe_gone)
+			nr++;
+	}
+	if (found == add)
+		return add ? -EEXIST : -ENOENT;
+
+	ret = user_event_probes_set(ue, old, add ? nr + 1 : nr - 1, func,
+				    data, add);
+	if (ret && !add) {
+		/* Detaching cannot fail: a no-op takes the probe's place */
+		for (i = 0; old[i].func; i++) {
+			if (old[i].func == func && old[i].data == data)
+				WRITE_ONCE(old[i].func, user_event_probe_gone);
+		}
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
  * Status: what is attached, and the enable bits that mirror it
  */
 
@@ -1026,9 +1125,9 @@ static unsigned int user_event_status_of(struct user_event *ue)
 	struct tracepoint_func *probe;
 	unsigned int status = 0;
 
-	probe = rcu_dereference_protected(ue->tp.funcs,
-					  lockdep_is_held(&event_mutex));
-	for (; probe && probe->func; probe++) {
+	for (probe = user_event_probes_get(ue); probe && probe->func; probe++) {
+		if (probe->func == user_event_probe_gone)
+			continue;
 		if (probe->func == ue->class.probe)
 			status |= USER_EVENT_USED_FTRACE;
 #ifdef CONFIG_PERF_EVENTS
@@ -1066,24 +1165,31 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 	struct user_event *ue = call->data;
 	int ret;
 
-	ret = trace_event_reg(call, type, data);
+	/* Only attaching and detaching matter; the other types need nothing */
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		ret = user_event_probe(ue, ue->class.probe, data, true);
+		break;
+	case TRACE_REG_UNREGISTER:
+		ret = user_event_probe(ue, ue->class.probe, data, false);
+		break;
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		ret = user_event_probe(ue, ue->class.perf_probe, call, true);
+		break;
+	case TRACE_REG_PERF_UNREGISTER:
+		ret = user_event_probe(ue, ue->class.perf_probe, call, false);
+		break;
+#endif
+	default:
+		return 0;
+	}
 	if (ret)
 		return ret;
 
-	switch (type) {
-	case TRACE_REG_REGISTER:
-	case TRACE_REG_UNREGISTER:
-#ifdef CONFIG_PERF_EVENTS
-	case TRACE_REG_PERF_REGISTER:
-	case TRACE_REG_PERF_UNREGISTER:
-#endif
-		user_event_status_update(ue);
-		if (user_event_unused(ue))
-			schedule_work(&user_event_reap_work);
-		break;
-	default:
-		break;
-	}
+	user_event_status_update(ue);
+	if (user_event_unused(ue))
+		schedule_work(&user_event_reap_work);
 	return 0;
 }
 
@@ -1307,7 +1413,8 @@ user_event_probes(struct user_event *ue, struct user_event_write *w)
 	probe = rcu_dereference_sched(ue->tp.funcs);
 	if (likely(probe)) {
 		do {
-			fn = probe->func;
+			/* A detached probe may turn into user_event_probe_gone */
+			fn = READ_ONCE(probe->func);
 			if (likely(fn == user_event_ftrace))
 				user_event_ftrace(probe->data, ue, w);
 #ifdef CONFIG_PERF_EVENTS
