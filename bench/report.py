@@ -38,12 +38,19 @@ OTHER = [
     ("toggle_off_1_unrel", "disable, 1 proc; 200x50 unrelated", "us"),
     ("toggle_on_unrel", "enable, 200 procs +50 unrelated each", "us"),
     ("toggle_off_unrel", "disable, 200 procs +50 unrelated each", "us"),
+    ("toggle_pair_1", "enable+disable back to back, 1 proc", "us"),
+    ("toggle_on_1_warm", "enable, 1 proc, warm (8 in a row)", "us"),
+    ("toggle_off_1_warm", "disable, 1 proc, warm", "us"),
+    ("toggle_on_1_unrel_warm", "enable, 1 proc, warm; 200x50 unrel", "us"),
+    ("toggle_off_1_unrel_warm", "disable, 1 proc, warm; 200x50 unrel", "us"),
     ("reg_new", "registrations/s, new event", "1/s"),
     ("reg_existing", "registrations/s, existing event", "1/s"),
     ("slab_per_event", "Slab (pages) per new event", "B"),
     ("slabobj_per_event", "slab objects per new event", "B"),
     ("slab_per_reg", "Slab (pages) per registration", "B"),
     ("slabobj_per_reg", "slab objects per registration", "B"),
+    ("slab_per_both", "Slab (pages), new event + 2nd reg", "B"),
+    ("slabobj_per_both", "slab objects, new event + 2nd reg", "B"),
     ("fork_0", "fork(), no registrations", "us"),
     ("fork_1000", "fork(), 1000 registrations", "us"),
     ("forkexit_0", "fork+exit+wait, none", "us"),
@@ -54,6 +61,8 @@ OTHER = [
 DERIVED = [
     ("toggle_on_1_unrel", "toggle_on_1",
      "enable, 1 proc: with 10000 unrelated regs / without"),
+    ("toggle_on_1_unrel_warm", "toggle_on_1_warm",
+     "enable, 1 proc, warm: with 10000 unrelated / without"),
     ("toggle_on", "toggle_on_1", "enable: 200 processes / 1 process"),
     ("fork_1000", "fork_0", "fork(): 1000 registrations / none"),
     ("forkexit_1000", "forkexit_0", "fork+exit+wait: 1000 registrations / none"),
@@ -163,11 +172,16 @@ def main():
             line += ", ref %s" % fr(ratio(cols[1][0].get(key), cols[1][0].get(base)))
         print(line)
     if two:
-        for key in ("toggle_on_unrel", "toggle_off_unrel",
-                    "toggle_on_1_unrel", "toggle_off_1_unrel"):
-            r = ratio(cols[1][0].get(key), cols[0][0].get(key))
+        # through each boot's trace_marker_raw, as the per-operation column
+        base = [c[0].get("marker_raw") for c in cols]
+        for key in ("toggle_on_1_unrel_warm", "toggle_off_1_unrel_warm",
+                    "toggle_on_1_unrel", "toggle_off_1_unrel",
+                    "toggle_on_unrel", "toggle_off_unrel", "toggle_pair_1"):
+            r = ratio(ratio(cols[1][0].get(key), base[1]),
+                      ratio(cols[0][0].get(key), base[0]))
             print("  %-54s %sx (goal >= 10x)" % (
                 "ref / ours, " + key.replace("_", " "), fr(r)))
+        print("  (toggles compared through each boot's trace_marker_raw)")
 
 
 if __name__ == "__main__":

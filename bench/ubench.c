@@ -11,7 +11,8 @@
  *     perf on and with nothing attached, the enabled-bit check, a uprobe
  *     hit recording the same 32 bytes;
  *   toggling an event's enable file with 200 processes registered to it,
- *     alone and while they also hold 50 unrelated registrations each;
+ *     alone and while they also hold 50 unrelated registrations each, and
+ *     enabling and disabling back to back;
  *   registering new events and existing events (per second) and the slab
  *     memory each takes;
  *   fork() with 1000 registrations against fork() with none.
@@ -35,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -710,18 +712,63 @@ static int children_cmd(struct child *ch, int n, char c, char want)
 }
 
 /*
- * One write to an enable file, timed.  Enabling an event attached through
+ * Grace periods on request.  Enabling an event attached through
  * tracepoint_probe_register() waits for an RCU grace period to have passed
  * since it was last disabled (up to 100 ms under TCG; the reference does
- * this, ours attaches its probes itself and does not wait); membarrier()
- * waits for one before the clock starts, so that both kernels' figure is
- * the toggle itself, not the grace period.
+ * this, ours attaches its probes itself and does not wait).  So that both
+ * kernels' figure is the toggle itself, one passes before each timed
+ * write.  A thread on the other CPU waits for it (membarrier()) while this
+ * one spins in user mode, which is its CPU's quiescent state: a task that
+ * slept instead pays 40-100 us more in its next system call under TCG
+ * (cold caches of the emulator, RCU callbacks), in both kernels alike,
+ * which is more than our whole toggle.
  */
+static int gp_req = -1;
+static int gp_gen;
+
+static void *gp_main(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	char c;
+
+	pin_cpu(1);
+	while (read(fd, &c, 1) == 1) {
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		__atomic_add_fetch(&gp_gen, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void gp_start(void)
+{
+	pthread_t t;
+	int p[2];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pipe(p) ||
+	    pthread_create(&t, NULL, gp_main, (void *)(intptr_t)p[0]))
+		return;	/* grace_period() sleeps in membarrier() itself */
+	pthread_detach(t);
+	gp_req = p[1];
+}
+
+static void grace_period(void)
+{
+	int gen = __atomic_load_n(&gp_gen, __ATOMIC_ACQUIRE);
+
+	if (gp_req < 0 || write(gp_req, "g", 1) != 1) {
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		return;
+	}
+	while (__atomic_load_n(&gp_gen, __ATOMIC_ACQUIRE) == gen)
+		;
+}
+
+/* One write to an enable file, timed, a grace period after the last */
 static double toggle_us(int fd, const char *v)
 {
 	uint64_t t0;
 
-	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	grace_period();
 	t0 = now_ns();
 	if (pwrite(fd, v, 1, 0) != 1)
 		die("enable");
@@ -742,11 +789,65 @@ static void toggle_pair(int fd, double *on, double *off, struct child *ch,
 		fprintf(stderr, "ubench: disable reached %d of %d\n", good, n);
 }
 
-enum { T_ON1, T_OFF1, T_ON, T_OFF, T_ON1U, T_OFF1U, T_ONU, T_OFFU, T_NR };
+/*
+ * Enable and disable back to back, without waiting: what a tool that
+ * toggles an event repeatedly sees (the reference waits for a grace
+ * period in every enable)
+ */
+static double toggle_pair_us(int fd)
+{
+	uint64_t t0 = now_ns();
+
+	if (pwrite(fd, "1", 1, 0) != 1 || pwrite(fd, "0", 1, 0) != 1)
+		die("enable");
+	return (now_ns() - t0) / 1000.0;
+}
+
+/*
+ * Events registered by this process only, toggled one after the other
+ * once a grace period has passed: all but the first enable of a run, and
+ * all but the first disable, find the system warm (no pause before them,
+ * and no enable after a disable, so no grace-period wait in either kernel)
+ */
+#define NWARM	8
+
+static uint32_t words_warm[NWARM];
+static int efd_warm[NWARM];
+
+static void toggle_run(double *on, double *off, int *n)
+{
+	uint64_t t0;
+	int j;
+
+	grace_period();
+	for (j = 0; j < NWARM; j++) {
+		t0 = now_ns();
+		if (pwrite(efd_warm[j], "1", 1, 0) != 1)
+			die("enable");
+		if (j)
+			on[*n + j - 1] = (now_ns() - t0) / 1000.0;
+	}
+	for (j = 0; j < NWARM; j++) {
+		t0 = now_ns();
+		if (pwrite(efd_warm[j], "0", 1, 0) != 1)
+			die("disable");
+		if (j)
+			off[*n + j - 1] = (now_ns() - t0) / 1000.0;
+	}
+	*n += NWARM - 1;
+}
+
+enum {
+	T_ON1, T_OFF1, T_ON, T_OFF, T_ON1U, T_OFF1U, T_ONU, T_OFFU, T_PAIR1,
+	T_ON1W, T_OFF1W, T_ON1UW, T_OFF1UW, T_NR
+};
 
 static const char * const toggle_names[T_NR] = {
 	"toggle_on_1", "toggle_off_1", "toggle_on", "toggle_off",
 	"toggle_on_1_unrel", "toggle_off_1_unrel", "toggle_on_unrel", "toggle_off_unrel",
+	"toggle_pair_1",
+	"toggle_on_1_warm", "toggle_off_1_warm",
+	"toggle_on_1_unrel_warm", "toggle_off_1_unrel_warm",
 };
 
 /*
@@ -758,14 +859,14 @@ static const char * const toggle_names[T_NR] = {
 static void bench_propagation(void)
 {
 	int rounds = quick ? 3 : 9, per = quick ? 2 : 5;
-	int nr = rounds * per, r, k, i, t, efd, efd1, ufd, good;
+	int nr = rounds * per, r, k, i, t, efd, efd1, ufd, good, nw = 0, nwu = 0;
 	struct child *ch = calloc(nprocs, sizeof(*ch));
 	static uint32_t word1, word_keep;
 	double *v[T_NR];
 	int rp[2];
 
 	for (t = 0; t < T_NR; t++)
-		v[t] = calloc(nr, sizeof(double));
+		v[t] = calloc(nr * NWARM, sizeof(double));
 	if (pipe(rp))
 		die("pipe");
 	reply_rd = rp[0];
@@ -806,6 +907,18 @@ static void bench_propagation(void)
 		die("register ub_prop1, ub_keep");
 	efd = open(TRACEFS "/events/user_events/ub_prop/enable", O_WRONLY);
 	efd1 = open(TRACEFS "/events/user_events/ub_prop1/enable", O_WRONLY);
+	for (k = 0; k < NWARM; k++) {
+		char cmd[64], path[128];
+
+		snprintf(cmd, sizeof(cmd), "ub_warm_%d u32 a", k);
+		snprintf(path, sizeof(path),
+			 TRACEFS "/events/user_events/ub_warm_%d/enable", k);
+		efd_warm[k] = -1;
+		if (ue_reg(ufd, cmd, &words_warm[k], 0) >= 0)
+			efd_warm[k] = open(path, O_WRONLY);
+		if (efd_warm[k] < 0)
+			good = -1;
+	}
 	if (good != nprocs || efd < 0 || efd1 < 0) {
 		fprintf(stderr, "ubench: %d of %d processes registered ub_prop\n", good, nprocs);
 		for (t = 0; t < T_NR; t++)
@@ -818,6 +931,8 @@ static void bench_propagation(void)
 			i = r * per + k;
 			toggle_pair(efd1, &v[T_ON1][i], &v[T_OFF1][i], ch, 0, 0);
 			toggle_pair(efd, &v[T_ON][i], &v[T_OFF][i], ch, nprocs, !i);
+			v[T_PAIR1][i] = toggle_pair_us(efd1);
+			toggle_run(v[T_ON1W], v[T_OFF1W], &nw);
 		}
 		if ((good = children_cmd(ch, nprocs, 'r', 'k')) != nprocs)
 			fprintf(stderr, "ubench: unrelated registrations failed in %d\n",
@@ -825,6 +940,7 @@ static void bench_propagation(void)
 		for (k = 0; k < per; k++) {
 			i = r * per + k;
 			toggle_pair(efd1, &v[T_ON1U][i], &v[T_OFF1U][i], ch, 0, 0);
+			toggle_run(v[T_ON1UW], v[T_OFF1UW], &nwu);
 			toggle_pair(efd, &v[T_ONU][i], &v[T_OFFU][i], ch, nprocs, !i);
 		}
 		if ((good = children_cmd(ch, nprocs, 'u', 'k')) != nprocs)
@@ -832,15 +948,23 @@ static void bench_propagation(void)
 		progress("round");
 	}
 	for (t = 0; t < T_NR; t++) {
+		int n = t == T_ON1W || t == T_OFF1W ? nw :
+			t == T_ON1UW || t == T_OFF1UW ? nwu : nr;
+
 		if (verbose)
-			samples(toggle_names[t], v[t], nr);
-		result(toggle_names[t], median(v[t], nr), "us", nr);
+			samples(toggle_names[t], v[t], n);
+		result(toggle_names[t], median(v[t], n), "us", n);
 	}
 out:
 	if (efd >= 0)
 		close(efd);
 	if (efd1 >= 0)
 		close(efd1);
+	for (k = 0; k < NWARM; k++) {
+		if (efd_warm[k] >= 0)
+			close(efd_warm[k]);
+		ue_unreg(ufd, &words_warm[k], 0);
+	}
 	event_enable("user_events", "ub_keep", 0);
 	ue_unreg(ufd, &word1, 0);
 	ue_unreg(ufd, &word_keep, 0);
@@ -910,6 +1034,9 @@ static void bench_registration(int *fd_new)
 	result("slabobj_per_event", obj_new / (double)NREG, "B", 1);
 	result("slab_per_reg", slab_old * 1024.0 / NREG, "B", 1);
 	result("slabobj_per_reg", obj_old / (double)NREG, "B", 1);
+	/* What frees land in which round is the kernel's business: both */
+	result("slab_per_both", (slab_new + slab_old) * 1024.0 / NREG, "B", 1);
+	result("slabobj_per_both", (obj_new + obj_old) / (double)NREG, "B", 1);
 
 	/* Keep only the NREG registrations of *fd_new */
 	for (i = 0; i < NREG; i++)
@@ -1065,6 +1192,7 @@ int main(int argc, char **argv)
 	twin_start();
 
 	printf("# toggling an event with %d registered processes\n", nprocs);
+	gp_start();
 	bench_propagation();
 
 	pin_cpu(0);
