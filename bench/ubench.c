@@ -816,24 +816,19 @@ static int efd_warm[NWARM];
 
 static void toggle_run(double *on, double *off, int *n)
 {
+	double *v[2] = { on, off };
 	uint64_t t0;
-	int j;
+	int j, k;
 
 	grace_period();
-	for (j = 0; j < NWARM; j++) {
-		t0 = now_ns();
-		if (pwrite(efd_warm[j], "1", 1, 0) != 1)
-			die("enable");
-		if (j)
-			on[*n + j - 1] = (now_ns() - t0) / 1000.0;
-	}
-	for (j = 0; j < NWARM; j++) {
-		t0 = now_ns();
-		if (pwrite(efd_warm[j], "0", 1, 0) != 1)
-			die("disable");
-		if (j)
-			off[*n + j - 1] = (now_ns() - t0) / 1000.0;
-	}
+	for (k = 0; k < 2; k++)
+		for (j = 0; j < NWARM; j++) {
+			t0 = now_ns();
+			if (pwrite(efd_warm[j], k ? "0" : "1", 1, 0) != 1)
+				die("enable");
+			if (j)
+				v[k][*n + j - 1] = (now_ns() - t0) / 1000.0;
+		}
 	*n += NWARM - 1;
 }
 
