@@ -385,6 +385,68 @@ TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
+/*
+ * Disabling ftrace while perf stays attached needs a smaller probe array.
+ * Without memory for it the detached probe becomes a no-op in place:
+ * disabling never fails, ftrace records nothing more, perf still gets
+ * every record, and the bit stays set until perf lets go too.
+ */
+TEST_F_TIMEOUT(ft, disable_with_perf_attached, TIMEOUT)
+{
+	int n, fd, idx = -1, pfd, efd, err, failed = 0;
+	static __u32 word, kword;
+	char path[UE_PATH_MAX], *trace = NULL;
+	__u32 val = 7;
+	__u64 count = 0;
+	bool hit;
+
+	fd = ue_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, EV_OLD " u32 a", &kword, 0, NULL));
+	ASSERT_EQ(0, ue_enable(EV_OLD, true));
+	ASSERT_EQ(0, ue_reg(fd, EV_ENA " u32 a", &word, 0, &idx));
+	pfd = ue_perf_open(NULL, EV_ENA);
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(-pfd));
+	ASSERT_EQ(1, word);
+	efd = open(ue_evpath(path, NULL, EV_ENA, "enable"), O_RDWR);
+	ASSERT_LE(0, efd);
+
+	for (n = 1; n < MAX_POINTS; n++) {
+		ASSERT_EQ(1, pwrite(efd, "1", 1, 0));
+		arm(self->nth, n);
+		err = pwrite(efd, "0", 1, 0) == 1 ? 0 : errno;
+		hit = disarm(self->nth);
+
+		ASSERT_EQ(0, err) TH_LOG("point %d: %s", n, strerror(err));
+		ASSERT_EQ(1, word) TH_LOG("point %d", n);
+		ASSERT_EQ(0, ue_trace_clear());
+		ASSERT_EQ(8, ue_emit(fd, idx, &val, sizeof(val)))
+			TH_LOG("point %d", n);
+		ASSERT_EQ(0, ue_trace_count(ue_trace_read(&trace), EV_ENA))
+			TH_LOG("point %d: ftrace still records", n);
+		if (hit)
+			failed++;
+		else
+			break;
+	}
+	ksft_print_msg("disable with perf attached: %d failure points\n",
+		       n - 1);
+	EXPECT_LT(n, MAX_POINTS);
+	EXPECT_LT(0, failed);
+	/* perf counted every record: one per point */
+	ASSERT_EQ(sizeof(count), read(pfd, &count, sizeof(count)));
+	EXPECT_EQ((__u64)n, count);
+
+	close(pfd);
+	EXPECT_EQ(0, word);
+	free(trace);
+	close(efd);
+	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
+}
+
 /* Wait (bounded) for the word a work item fixes up to read @want */
 static bool word_becomes(__u32 *word, __u32 want)
 {

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/membarrier.h>
-#include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -152,27 +151,6 @@ static int errlog_msg(const char *cmd, char *msg, size_t size)
 	}
 	free(buf);
 	return ret;
-}
-
-/* perf_event_open() of this task on tracepoint @sys/@name: fd or -errno */
-static int perf_open(const char *sys, const char *name)
-{
-	struct perf_event_attr attr;
-	long id;
-	int fd, ret;
-
-	ret = ue_event_id(sys, name, &id);
-	if (ret)
-		return ret;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	attr.sample_type = PERF_SAMPLE_RAW;
-	attr.sample_period = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
 }
 
 /* Register @cmd with @flags on a new file, at @word/@bit; fd or -errno */
@@ -551,7 +529,7 @@ TEST_F_TIMEOUT(life, del_right_after_perf_close, TIMEOUT)
 		SKIP(return, "no perf events (CONFIG_PERF_EVENTS?)");
 	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_PERF " u32 a\n"));
 	for (i = 0; i < 50; i++) {
-		pfd = perf_open(NULL, EV_PERF);
+		pfd = ue_perf_open(NULL, EV_PERF);
 		ASSERT_LE(0, pfd) TH_LOG("try %d", i);
 		ASSERT_EQ(-EBUSY, ue_del(EV_PERF));
 		close(pfd);
@@ -582,7 +560,7 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
 		fd = open_reg(EV_TOOL " u32 a", 0, &self->word, 0);
 		ASSERT_LE(0, fd);
 		if (use_perf) {
-			pfd = perf_open(NULL, EV_TOOL);
+			pfd = ue_perf_open(NULL, EV_TOOL);
 			ASSERT_LE(0, pfd);
 		} else {
 			ASSERT_EQ(0, ue_enable(EV_TOOL, true));
@@ -659,7 +637,7 @@ TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(EV_BUSY, false));
 
 	/* Open in perf */
-	pfd = perf_open(NULL, EV_BUSY);
+	pfd = ue_perf_open(NULL, EV_BUSY);
 	if (pfd >= 0) {
 		ASSERT_EQ(0, ue_errlog_clear());
 		EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));

@@ -102,25 +102,6 @@ FIXTURE_TEARDOWN(perf)
 		cleanup_all();
 }
 
-static int perf_open_id(long id)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	attr.sample_type = PERF_SAMPLE_RAW;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-
-	/* This task, any CPU: the writes come from this task */
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 /* perf_event_open() on user event @name and map its ring; 0 or -errno */
 static int perf_attach(struct perf_ring *r, const char *name)
 {
@@ -131,7 +112,7 @@ static int perf_attach(struct perf_ring *r, const char *name)
 	ret = ue_event_id(NULL, name, &id);
 	if (ret)
 		return ret;
-	ret = perf_open_id(id);
+	ret = ue_perf_open_id(id);
 	if (ret < 0)
 		return ret;
 	r->perf_fd = ret;
@@ -390,7 +371,7 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 	EXPECT_EQ(busy0 + 1, busy);
 
 	/* A second perf event: closing one leaves the bit set */
-	perf2 = perf_open_id(id);
+	perf2 = ue_perf_open_id(id);
 	ASSERT_LE(0, perf2);
 	EXPECT_EQ(1, self->word);
 
@@ -560,7 +541,7 @@ TEST_F_TIMEOUT(perf, bpf_program_runs_per_record, TIMEOUT)
 	ASSERT_LE(0, prog_fd) TH_LOG("BPF_PROG_LOAD: %d\n%s", prog_fd, log);
 
 	ASSERT_EQ(0, ue_event_id(NULL, EV_BPF, &id));
-	self->r.perf_fd = perf_open_id(id);
+	self->r.perf_fd = ue_perf_open_id(id);
 	ASSERT_LE(0, self->r.perf_fd);
 	EXPECT_EQ(1, self->word);
 	ASSERT_EQ(0, ioctl(self->r.perf_fd, PERF_EVENT_IOC_SET_BPF, prog_fd))

@@ -33,6 +33,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <linux/user_events.h>
 
 #ifndef ARRAY_SIZE
@@ -364,6 +365,36 @@ static inline int ue_event_id(const char *sys, const char *name, long *id)
 	char path[UE_PATH_MAX];
 
 	return ue_read_long(ue_evpath(path, sys, name, "id"), id);
+}
+
+/*
+ * perf_event_open() of this task, any CPU, on tracepoint id @id: every
+ * record as a raw sample.  The fd or -errno.
+ */
+static inline int ue_perf_open_id(long id)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_type = PERF_SAMPLE_RAW;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ue_perf_open_id() on event @sys/@name (@sys NULL: user_events) */
+static inline int ue_perf_open(const char *sys, const char *name)
+{
+	long id;
+	int ret = ue_event_id(sys, name, &id);
+
+	return ret ? ret : ue_perf_open_id(id);
 }
 
 /*
