@@ -1617,6 +1617,13 @@ static int user_events_open(struct inode *inode, struct file *file)
 	mutex_init(&uf->lock);
 	INIT_LIST_HEAD(&uf->enablers);
 	file->private_data = uf;
+
+	/*
+	 * The file has no position: write() ignores it and pwrite() takes
+	 * only 0.  Without FMODE_ATOMIC_POS the threads of a process that
+	 * share the file do not serialize every write() on f_pos_lock.
+	 */
+	file->f_mode &= ~FMODE_ATOMIC_POS;
 	return 0;
 }
 
