@@ -27,6 +27,10 @@ PER_OP = [
     ("ue_writev_off", "user_events writev(), nothing on"),
     ("bitcheck", "enabled-bit check (load+test)"),
     ("uprobe", "uprobe hit, ftrace on, 32 B"),
+    ("null_write_2t", "2 threads at once: write() /dev/null"),
+    ("marker_raw_2t", "2 threads: write() trace_marker_raw"),
+    ("ue_write_ftrace_2t", "2 threads: user_events, ftrace on"),
+    ("ue_write_off_2t", "2 threads: user_events, nothing on"),
 ]
 
 OTHER = [
@@ -64,6 +68,10 @@ DERIVED = [
     ("toggle_on_1_unrel_warm", "toggle_on_1_warm",
      "enable, 1 proc, warm: with 10000 unrelated / without"),
     ("toggle_on", "toggle_on_1", "enable: 200 processes / 1 process"),
+    ("ue_write_off_2t", "null_write_2t",
+     "2 threads: user_events nothing on / /dev/null"),
+    ("ue_write_ftrace_2t", "ue_write_ftrace",
+     "user_events ftrace on: 2 threads / 1 thread"),
     ("fork_1000", "fork_0", "fork(): 1000 registrations / none"),
     ("forkexit_1000", "forkexit_0", "fork+exit+wait: 1000 registrations / none"),
 ]

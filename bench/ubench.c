@@ -9,7 +9,8 @@
  *     a null syscall, write()/writev() to /dev/null, trace_marker,
  *     trace_marker_raw, user_events write()/writev() with ftrace on, with
  *     perf on and with nothing attached, the enabled-bit check, a uprobe
- *     hit recording the same 32 bytes;
+ *     hit recording the same 32 bytes; some of them from two threads at
+ *     once;
  *   toggling an event's enable file with 200 processes registered to it,
  *     alone and while they also hold 50 unrelated registrations each, and
  *     enabling and disabling back to back;
@@ -31,6 +32,8 @@
  *   -v        print every sample of the toggle figures
  *   -p N      processes registered to the toggled event (default 200)
  *   -P        only the per-operation figures (rounds as usual)
+ *   -T        with -P or -o: another thread of this process sleeps
+ *             meanwhile (what a multi-threaded program's write() costs)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -612,6 +615,76 @@ static void bench_ops(void)
 	}
 }
 
+/*
+ * Two threads of this process writing to the same file at once, one per
+ * CPU: what a multi-threaded program's writes cost (the shared file table
+ * makes every write() take a file reference, and the f_pos_lock of a
+ * regular file that has FMODE_ATOMIC_POS)
+ */
+static const char * const duo_ops[] = {
+	"null_write", "marker_raw", "ue_write_ftrace", "ue_write_off",
+};
+
+struct duo {
+	struct op *op;
+	int cpu;
+	double ns;
+};
+
+static int duo_go;
+
+static void *duo_main(void *arg)
+{
+	struct duo *d = arg;
+	uint64_t t0;
+
+	pin_cpu(d->cpu);
+	while (!__atomic_load_n(&duo_go, __ATOMIC_ACQUIRE))
+		;
+	t0 = now_ns();
+	d->op->run(BATCH);
+	d->ns = (double)(now_ns() - t0) / BATCH;
+	return NULL;
+}
+
+static double duo_batch(struct op *op)
+{
+	struct duo d[2] = { { op, 0 }, { op, 1 } };
+	pthread_t t;
+
+	duo_go = 0;
+	if (pthread_create(&t, NULL, duo_main, &d[1]))
+		die("pthread_create");
+	__atomic_store_n(&duo_go, 1, __ATOMIC_RELEASE);
+	duo_main(&d[0]);
+	pthread_join(t, NULL);
+	pin_cpu(0);
+	return (d[0].ns + d[1].ns) / 2;
+}
+
+static void bench_threads(void)
+{
+	int n = ARRAY_SIZE(duo_ops), rounds = quick ? 3 : 11, r, k;
+	double ns[ARRAY_SIZE(duo_ops)][11];
+	char name[64];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < n; k++) {
+			struct op *op = op_find(duo_ops[(r + k) % n]);
+
+			ns[(r + k) % n][r] = op->ok < 0 ? 0 : duo_batch(op);
+		}
+	for (k = 0; k < n; k++) {
+		snprintf(name, sizeof(name), "%s_2t", duo_ops[k]);
+		if (op_find(duo_ops[k])->ok < 0)
+			result_na(name, "setup failed");
+		else
+			result(name, median(ns[k], rounds), "ns/op", rounds);
+	}
+}
+
 /* -o: loop over some operations for a while (perf record runs meanwhile) */
 static void loop_ops(char *list, int seconds)
 {
@@ -725,6 +798,7 @@ static int children_cmd(struct child *ch, int n, char c, char want)
  */
 static int gp_req = -1;
 static int gp_gen;
+static pthread_t gp_thread;
 
 static void *gp_main(void *arg)
 {
@@ -736,6 +810,7 @@ static void *gp_main(void *arg)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 		__atomic_add_fetch(&gp_gen, 1, __ATOMIC_RELEASE);
 	}
+	close(fd);
 	return NULL;
 }
 
@@ -747,8 +822,21 @@ static void gp_start(void)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pipe(p) ||
 	    pthread_create(&t, NULL, gp_main, (void *)(intptr_t)p[0]))
 		return;	/* grace_period() sleeps in membarrier() itself */
-	pthread_detach(t);
+	gp_thread = t;
 	gp_req = p[1];
+}
+
+/*
+ * Back to one thread: a process whose file table is shared takes a file
+ * reference in every write(), and the f_pos_lock of regular files
+ */
+static void gp_stop(void)
+{
+	if (gp_req < 0)
+		return;
+	close(gp_req);
+	gp_req = -1;
+	pthread_join(gp_thread, NULL);
 }
 
 static void grace_period(void)
@@ -1130,11 +1218,14 @@ static void bench_fork(void)
 int main(int argc, char **argv)
 {
 	char *only = NULL;
-	int opt, seconds = 10, fd_reg, ops_only = 0;
+	int opt, seconds = 10, fd_reg, ops_only = 0, threaded = 0;
 
 	progress("start");
-	while ((opt = getopt(argc, argv, "qvPr:o:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "qvPTr:o:t:p:")) != -1) {
 		switch (opt) {
+		case 'T':
+			threaded = 1;
+			break;
 		case 'P':
 			ops_only = 1;
 			break;
@@ -1167,6 +1258,9 @@ int main(int argc, char **argv)
 		rounds_ops = 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	/* The grace-period thread: it sleeps until asked, and asks nothing */
+	if (threaded && (only || ops_only))
+		gp_start();
 	if (only) {
 		pin_cpu(0);
 		ops_setup();
@@ -1179,6 +1273,7 @@ int main(int argc, char **argv)
 		pin_cpu(0);
 		ops_setup();
 		bench_ops();
+		bench_threads();
 		ops_teardown();
 		return 0;
 	}
@@ -1189,11 +1284,14 @@ int main(int argc, char **argv)
 	printf("# toggling an event with %d registered processes\n", nprocs);
 	gp_start();
 	bench_propagation();
+	gp_stop();
 
 	pin_cpu(0);
 	printf("# per operation, batches of %d, %d rounds\n", BATCH, rounds_ops);
 	ops_setup();
 	bench_ops();
+	printf("# two threads writing at once\n");
+	bench_threads();
 	ops_teardown();
 
 	printf("# registrations\n");
