@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 #define EV_EXIT2	UE_PREFIX "ab_exit2"
 #define EV_WRITE	UE_PREFIX "ab_write"
 #define EV_NOFIELD	UE_PREFIX "ab_nofield"
+#define EV_THREADS	UE_PREFIX "ab_threads"
 #define EV_SCM		UE_PREFIX "ab_scm"
 #define EV_ERRLOG	UE_PREFIX "ab_errlog"
 #define EV_PERSIST	UE_PREFIX "ab_persist"
@@ -56,7 +58,8 @@
 
 static const char * const events[] = {
 	EV_A, EV_B, EV_C, EV_LONG, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT,
-	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_SCM, EV_ERRLOG, EV_PERSIST,
+	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_THREADS, EV_SCM, EV_ERRLOG,
+	EV_PERSIST,
 };
 
 static long page_size;
@@ -1373,6 +1376,67 @@ TEST_F_TIMEOUT(abi, writev_index_only, TIMEOUT)
 	ue_trace_read(&self->trace);
 	EXPECT_EQ(3, ue_trace_count(self->trace, EV_NOFIELD));
 	EXPECT_EQ(0, ue_trace_count(self->trace, EV_WRITE));
+}
+
+#define WRITERS		4
+#define WRITES		500
+
+struct writer {
+	int fd, idx;
+	__u32 n;
+	int done;
+};
+
+/* WRITES records of index w->idx with field n = w->n */
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	int i;
+
+	for (i = 0; i < WRITES; i++)
+		if (ue_emit(w->fd, w->idx, &w->n, sizeof(w->n)) == 8)
+			w->done++;
+	return NULL;
+}
+
+/*
+ * Threads of one process share one file and write at once: every record
+ * lands (the file has no position the writes would have to agree on).
+ */
+TEST_F_TIMEOUT(abi, threads_share_file, TIMEOUT)
+{
+	int idx = -1, i, got[WRITERS] = { 0 };
+	struct writer w[WRITERS];
+	pthread_t t[WRITERS];
+	char want[32], line[256];
+	static __u32 word;
+	const char *p;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_THREADS " u32 n", &word, 0, &idx));
+	ASSERT_EQ(0, ue_enable(EV_THREADS, true));
+	for (i = 0; i < WRITERS; i++) {
+		w[i] = (struct writer){ .fd = self->fd, .idx = idx, .n = 100 + i };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, writer_main, &w[i]));
+	}
+	for (i = 0; i < WRITERS; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(WRITES, w[i].done) TH_LOG("writer %d", i);
+	}
+	ASSERT_EQ(0, ue_enable(EV_THREADS, false));
+
+	/* Each writer's records, by their field: one pass over the trace */
+	p = ue_trace_read(&self->trace);
+	while ((p = ue_trace_next(p, EV_THREADS))) {
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(strchrnul(p, '\n') - p), p);
+		for (i = 0; i < WRITERS; i++) {
+			snprintf(want, sizeof(want), "n=%u", 100 + i);
+			got[i] += ue_has_token(line, want);
+		}
+		p += strlen(EV_THREADS);
+	}
+	for (i = 0; i < WRITERS; i++)
+		EXPECT_EQ(WRITES, got[i]) TH_LOG("records of writer %d", i);
 }
 
 /* Send @fd and @idx over unix socket @sock */
