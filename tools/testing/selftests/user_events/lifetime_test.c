@@ -590,6 +590,24 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
 	EXPECT_FALSE(event_left(EV_TOOL));
 }
 
+#define BUSY_DEL_CMD	"-:" EV_BUSY " u32 a\n"
+
+/*
+ * Delete EV_BUSY with DIAG_IOCSDEL (or "-:" when @dyn): EBUSY, and the
+ * error_log entry says @why
+ */
+static void expect_busy(struct __test_metadata *_metadata, bool dyn,
+			const char *why)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EBUSY, dyn ? ue_dyn_cmd(BUSY_DEL_CMD) : ue_del(EV_BUSY))
+		TH_LOG("%s, %s", dyn ? "-:" : "DIAG_IOCSDEL", why);
+	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	EXPECT_STREQ(why, msg);
+}
+
 /*
  * Delete while referenced: EBUSY from DIAG_IOCSDEL and from "-:", and
  * error_log names the reference: a registration (or just the file that
@@ -597,8 +615,6 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
  */
 TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 {
-	static const char * const del_cmd = "-:" EV_BUSY " u32 a\n";
-	char msg[256];
 	int pfd;
 
 	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_BUSY " u32 a\n"));
@@ -606,50 +622,32 @@ TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 	/* Registered */
 	self->fd = open_reg(EV_BUSY " u32 a", 0, &self->word, 0);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd(del_cmd));
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+	expect_busy(_metadata, false, "user_events: error: " BUSY_REFS);
+	expect_busy(_metadata, true, "user_events: error: " BUSY_REFS);
 
 	/* Only the file's write index */
 	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-	EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+	expect_busy(_metadata, false, "user_events: error: " BUSY_REFS);
 	close(self->fd);
 	self->fd = -1;
 
 	/* Enabled in ftrace */
 	ASSERT_EQ(0, ue_enable(EV_BUSY, true));
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EBUSY, ue_dyn_cmd(del_cmd));
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
+	expect_busy(_metadata, false, "user_events: error: " BUSY_FTRACE);
+	expect_busy(_metadata, true, "user_events: error: " BUSY_FTRACE);
 	ASSERT_EQ(0, ue_enable(EV_BUSY, false));
 
 	/* Open in perf */
 	pfd = ue_perf_open(NULL, EV_BUSY);
 	if (pfd >= 0) {
-		ASSERT_EQ(0, ue_errlog_clear());
-		EXPECT_EQ(-EBUSY, ue_del(EV_BUSY));
-		ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
-		EXPECT_STREQ("user_events: error: " BUSY_PERF, msg);
+		expect_busy(_metadata, false, "user_events: error: " BUSY_PERF);
 		close(pfd);
 	} else {
 		TH_LOG("perf_event_open: %d, perf case not run", pfd);
 	}
 
 	/* Nothing */
-	EXPECT_EQ(0, ue_dyn_cmd(del_cmd));
+	EXPECT_EQ(0, ue_dyn_cmd(BUSY_DEL_CMD));
 	EXPECT_FALSE(event_left(EV_BUSY));
 }
 
