@@ -22,12 +22,13 @@
 #   --mem MB         guest memory (default 3072)
 #   --append ARGS    extra kernel command line
 #   --kvm            use KVM instead of TCG (hangs on some hosts)
+#   --cpu MODEL      TCG's -cpu (default max,la57=off; e.g. max,la57=off,smap=off)
 #   --quiet          do not stream the console to stdout
 set -e
 . "$(dirname "$0")/common.sh"
 
 FLAVOUR=${FLAVOUR:-test}
-KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg QUIET= SHELL_MODE=
+KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg CPU= QUIET= SHELL_MODE=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=$2; shift 2 ;;
 	--append) APPEND=$2; shift 2 ;;
 	--kvm) ACCEL=kvm; shift ;;
+	--cpu) CPU=$2; shift 2 ;;
 	--quiet) QUIET=1; shift ;;
 	--shell) SHELL_MODE=1; shift ;;
 	--) shift; break ;;
@@ -69,7 +71,7 @@ else
 	# No 5-level paging: a KASAN kernel under TCG with la57 sometimes takes an
 	# early interrupt before its shadow covers the IRQ descriptors (a splat
 	# in handle_edge_irq at 0.005 s, about one boot in seven).
-	machine=(-machine q35,accel=tcg -cpu max,la57=off)
+	machine=(-machine q35,accel=tcg -cpu "${CPU:-max,la57=off}")
 fi
 cmdline="console=ttyS0 loglevel=5 printk.time=1 log_buf_len=16M panic=-1 \
 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose \
