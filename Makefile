@@ -57,8 +57,9 @@ series-check: series
 clean:
 	rm -rf build
 
-# make bench [REF=1]: the benchmark table (bench/README.md); REF=1 adds the
-# unmodified Debian 6.12 kernel's own user_events as a second column.
+# make bench [REF=1] [BOOTS=N]: the benchmark table (bench/README.md); REF=1
+# adds the unmodified Debian 6.12 kernel's own user_events as a second
+# column; BOOTS=N boots each kernel N times and shows medians over the boots.
 .PHONY: bench
 bench: deps
-	@$(S)/bench.sh $(if $(REF),--ref)
+	@$(S)/bench.sh $(if $(REF),--ref) $(if $(BOOTS),--boots $(BOOTS))

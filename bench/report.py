@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lay out ubench results as a table: one column per kernel.
 
-    report.py OURS.txt [REF.txt]
+    report.py OURS.txt[,OURS2.txt...] [REF.txt[,REF2.txt...]]
 
 Each file is the output of bench/ubench in one boot ("R name value unit n"
-lines).  Per-operation costs are shown in ns and as a ratio to a
-trace_marker_raw write() of the same boot; with two files, the last column
-compares the two kernels through those ratios (the boots ran at different
-times: absolute times drift with the host's load, ratios much less).  Only
-reports: nothing here passes or fails.
+lines, and "S name batch..." lines: the batch of each round).  Per-operation
+costs are shown in ns (median batch) and as a ratio to a trace_marker_raw
+write() of the same boot: the median over the rounds of the ratio within
+each round (see paired()); with two columns, the last one compares the two
+kernels through those ratios (the boots ran at different times: absolute
+times drift with the host's load, ratios much less).  A column of several
+boots shows, for every figure and every ratio, the median of its values in
+the boots (each ratio still taken within one boot), and the goals their
+range.  Only reports: nothing here passes or fails.
 """
+import statistics
 import sys
 
 PER_OP = [
@@ -92,7 +97,9 @@ def load(path):
             p = line.split()
             if not p:
                 continue
-            if p[0] == "R" and len(p) >= 5:
+            if p[0] == "S" and len(p) >= 3:
+                res["S " + p[1]] = [float(x) for x in p[2:]]
+            elif p[0] == "R" and len(p) >= 5:
                 try:
                     res[p[1]] = float(p[2])
                 except ValueError:
@@ -116,20 +123,75 @@ def ratio(a, b):
     return a / b
 
 
+def paired(res, a, b):
+    """a / b, the median over the rounds of the ratio within each round.
+
+    The rounds interleave the operations so that a change of the host's
+    load hits them alike; under TCG on a shared host the load flips
+    between states every few seconds, and the medians of two operations
+    over all rounds can then come from different states.  The ratio taken
+    within each round does not mix them.  Falls back to the ratio of the
+    medians when there are no per-round samples (older ubench output).
+    """
+    sa, sb = res.get("S " + a), res.get("S " + b)
+    if not sa or not sb or len(sa) != len(sb):
+        return ratio(res.get(a), res.get(b))
+    rs = [x / y for x, y in zip(sa, sb) if x > 0 and y > 0]
+    return statistics.median(rs) if rs else None
+
+
 def fr(r):
     return "NA" if r is None else "%.2f" % r
+
+
+class Column:
+    """One kernel: the results of one or more boots."""
+
+    def __init__(self, paths):
+        loaded = [load(p) for p in paths.split(",")]
+        self.boots = [res for res, _ in loaded]
+        self.meta = loaded[0][1]
+        if len(loaded) > 1:
+            self.meta.append("%d boots" % len(loaded))
+
+    def _median(self, vals):
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+    def get(self, key):
+        """The figure: its median over the boots."""
+        return self._median([res.get(key) for res in self.boots])
+
+    def paired(self, a, b):
+        """a / b within each boot (paired by round), median over the boots."""
+        return self._median([paired(res, a, b) for res in self.boots])
+
+    def paired_range(self, a, b):
+        vals = [r for r in (paired(res, a, b) for res in self.boots)
+                if r is not None]
+        return (min(vals), max(vals)) if vals else None
+
+    def ratio(self, a, b):
+        """a / b within each boot (medians), median over the boots."""
+        return self._median([ratio(res.get(a), res.get(b))
+                             for res in self.boots])
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    cols = [load(p) for p in sys.argv[1:3]]
+    cols = [Column(p) for p in sys.argv[1:3]]
     names = ["ours", "ref"][:len(cols)]
     two = len(cols) == 2
+    many = any(len(c.boots) > 1 for c in cols)
 
-    for name, (_, meta) in zip(names, cols):
-        print("%-5s %s" % (name + ":", "; ".join(meta)))
+    for name, col in zip(names, cols):
+        print("%-5s %s" % (name + ":", "; ".join(col.meta)))
     print()
+
+    # the 2-thread figures are rounds of their own: paired with each other
+    def base_of(key):
+        return "marker_raw_2t" if key.endswith("_2t") else "marker_raw"
 
     head = "%-40s %9s %6s" % ("per operation, ns (median)", "ours", "/raw")
     if two:
@@ -138,16 +200,14 @@ def main():
     print("-" * len(head))
     for key, what in PER_OP:
         line = ""
-        vals = []
-        for res, _ in cols:
-            v = res.get(key)
-            vals.append(v)
-            line += "%s%9s %6s" % (" | " if line else "", fmt(v),
-                                   fr(ratio(v, res.get("marker_raw"))))
+        rs = []
+        for col in cols:
+            rs.append(col.paired(key, base_of(key)))
+            line += "%s%9s %6s" % (" | " if line else "", fmt(col.get(key)),
+                                   fr(rs[-1]))
         if two:
-            # the two boots compared through their own trace_marker_raw
-            line += " | %9s" % fr(ratio(ratio(vals[0], cols[0][0].get("marker_raw")),
-                                        ratio(vals[1], cols[1][0].get("marker_raw"))))
+            # the two kernels compared through their own trace_marker_raw
+            line += " | %9s" % fr(ratio(rs[0], rs[1]))
         print("%-40s %s" % (what, line))
     print()
 
@@ -157,7 +217,7 @@ def main():
     print(head)
     print("-" * len(head))
     for key, what, unit in OTHER:
-        vals = [res.get(key) for res, _ in cols]
+        vals = [col.get(key) for col in cols]
         line = "%-44s %9s" % ("%s, %s" % (what, unit), fmt(vals[0], unit))
         if two:
             line += " | %9s | %9s" % (fmt(vals[1], unit), fr(ratio(vals[0], vals[1])))
@@ -166,30 +226,43 @@ def main():
 
     print("within each boot:")
     for a, b, what in DERIVED:
-        line = "  %-54s ours %s" % (what, fr(ratio(cols[0][0].get(a), cols[0][0].get(b))))
+        # paired() only where both come from the same rounds
+        line = "  %-54s ours %s" % (what, fr(cols[0].paired(a, b)))
         if two:
-            line += ", ref %s" % fr(ratio(cols[1][0].get(a), cols[1][0].get(b)))
+            line += ", ref %s" % fr(cols[1].paired(a, b))
         print(line)
     print()
 
+    def span(col, a, b):
+        r = col.paired_range(a, b)
+        return "" if not r or len(col.boots) < 2 else " [%.2f-%.2f]" % r
+
     print("goals of issue 8 (reported, not asserted):")
     for key, base, ceil, what in GOALS:
-        line = "  %-54s ours %s (goal <= %.2f)" % (
-            what, fr(ratio(cols[0][0].get(key), cols[0][0].get(base))), ceil)
+        line = "  %-54s ours %s%s (goal <= %.2f)" % (
+            what, fr(cols[0].paired(key, base)), span(cols[0], key, base), ceil)
         if two:
-            line += ", ref %s" % fr(ratio(cols[1][0].get(key), cols[1][0].get(base)))
+            line += ", ref %s%s" % (fr(cols[1].paired(key, base)),
+                                    span(cols[1], key, base))
+        print(line)
+        # the same as a ratio of the two medians, for comparison
+        line = "  %-54s ours %s" % ("  (ratio of the medians)",
+                                     fr(cols[0].ratio(key, base)))
+        if two:
+            line += ", ref %s" % fr(cols[1].ratio(key, base))
         print(line)
     if two:
         # through each boot's trace_marker_raw, as the per-operation column
-        base = [c[0].get("marker_raw") for c in cols]
         for key in ("toggle_on_1_unrel_warm", "toggle_off_1_unrel_warm",
                     "toggle_on_1_unrel", "toggle_off_1_unrel",
                     "toggle_on_unrel", "toggle_off_unrel", "toggle_pair_1"):
-            r = ratio(ratio(cols[1][0].get(key), base[1]),
-                      ratio(cols[0][0].get(key), base[0]))
+            r = ratio(cols[1].ratio(key, "marker_raw"),
+                      cols[0].ratio(key, "marker_raw"))
             print("  %-54s %sx (goal >= 10x)" % (
                 "ref / ours, " + key.replace("_", " "), fr(r)))
         print("  (toggles compared through each boot's trace_marker_raw)")
+    if many:
+        print("  (several boots: medians over the boots, [range])")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Every round's figure, in round order (report.py pairs them by round) */
 static void samples(const char *name, double *v, int n)
 {
 	int i;
@@ -613,6 +614,9 @@ static void bench_ops(void)
 			result(ops[k].name, median(ops[k].ns, rounds_ops), "ns/op",
 			       rounds_ops);
 	}
+	for (k = 0; k < nops; k++)
+		if (ops[k].ok >= 0)
+			samples(ops[k].name, ops[k].ns, rounds_ops);
 }
 
 /*
@@ -682,6 +686,11 @@ static void bench_threads(void)
 			result_na(name, "setup failed");
 		else
 			result(name, median(ns[k], rounds), "ns/op", rounds);
+	}
+	for (k = 0; k < n; k++) {
+		snprintf(name, sizeof(name), "%s_2t", duo_ops[k]);
+		if (op_find(duo_ops[k])->ok >= 0)
+			samples(name, ns[k], rounds);
 	}
 }
 

@@ -3,7 +3,7 @@
 # make bench [REF=1]: build the bench kernel, boot it once with bench/ubench
 # and print the table (bench/README.md says what the figures mean).
 #
-#   scripts/bench.sh [--ref] [--profile OPS] [-- UBENCH ARGS...]
+#   scripts/bench.sh [--ref] [--boots N] [--profile OPS] [-- UBENCH ARGS...]
 #
 #   --ref          also build the unmodified Debian 6.12 tree (its own
 #                  user_events is the reference) with the same config
@@ -12,15 +12,20 @@
 #   --ref-only     only the reference (its column must exist for a table)
 #   --profile OPS  instead of the table: perf record -a -g in the guest
 #                  while ubench loops over OPS (e.g. ue_write_ftrace)
+#   --boots N      boot each kernel N times (ours, ref, ours, ref, ...);
+#                  the table shows the median over the boots of every
+#                  figure and of every within-boot ratio (default 1)
 #
 # Results: build/bench-results/{ours,ref}/ (ubench.txt, console.log,
-# profiles) and build/bench-results/table.txt.
+# profiles; with --boots, one directory per boot below them) and
+# build/bench-results/table.txt.
 set -e
 . "$(dirname "$0")/common.sh"
 
-REF= ONLY_REF= PROFILE=
+REF= ONLY_REF= PROFILE= BOOTS=1
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--boots) BOOTS=$2; shift 2 ;;
 	--ref) REF=1; shift ;;
 	--ref-only) REF=1 ONLY_REF=1; shift ;;
 	--profile) PROFILE=$2; shift 2 ;;
@@ -63,17 +68,17 @@ build_one() {
 		-o "$BUILD/bench-bin/$label/ubench" "$TOP/bench/ubench.c"
 }
 
-# run_one LABEL GUEST.SH-ARGS...: boot LABEL's kernel once
+# run_one LABEL DIR GUEST.SH-ARGS...: boot LABEL's kernel once, results in DIR
 run_one() {
-	local label=$1 obj
-	shift
+	local label=$1 dir=$2 obj
+	shift 2
 	[ "$label" = ref ] && obj=$REF_OBJ || obj=$BUILD/bench
 	log "booting the $label kernel for the benchmark"
-	mkdir -p "$OUT/$label"
+	mkdir -p "$dir"
 	# tsc=reliable: both kernels keep the TSC as clocksource and sched_clock
 	# (a loaded host otherwise makes the watchdog switch to the HPET, whose
 	# reads TCG emulates slowly, in some boots and not in others)
-	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$OUT/$label" \
+	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$dir" \
 		--append tsc=reliable --timeout 2400 --quiet -- "$TOP/bench/guest.sh" "$@"
 }
 
@@ -88,21 +93,31 @@ done
 
 if [ -n "$PROFILE" ]; then
 	for l in "${labels[@]}"; do
-		run_one "$l" --profile "$BUILD/bench-bin/$l/ubench" "$PROFILE" "$@"
+		run_one "$l" "$OUT/$l" --profile "$BUILD/bench-bin/$l/ubench" "$PROFILE" "$@"
 		log "profiles in $OUT/$l/profile-*.txt"
 	done
 	exit 0
 fi
 
-for l in "${labels[@]}"; do
-	run_one "$l" "$BUILD/bench-bin/$l/ubench" "$@"
+# Alternating the kernels spreads a change of the host's load over both
+[[ "$BOOTS" =~ ^[1-9][0-9]*$ ]] || die "--boots wants a positive number"
+declare -A files=([ours]=$OUT/ours/ubench.txt [ref]=$OUT/ref/ubench.txt)
+[ "$BOOTS" = 1 ] || files=()
+for b in $(seq "$BOOTS"); do
+	for l in "${labels[@]}"; do
+		dir=$OUT/$l
+		[ "$BOOTS" = 1 ] || dir=$OUT/$l/boot$b
+		run_one "$l" "$dir" "$BUILD/bench-bin/$l/ubench" "$@"
+		[ "$BOOTS" = 1 ] || files[$l]+="${files[$l]:+,}$dir/ubench.txt"
+	done
 done
 
-files=("$OUT/ours/ubench.txt")
-[ -n "$REF" ] && files+=("$OUT/ref/ubench.txt")
-[ -f "${files[0]}" ] || files=("${files[@]:1}")
+# --ref-only: next to the column of ours that an earlier run left, if any
+cols=()
+[ -f "${files[ours]%%,*}" ] && cols+=("${files[ours]}")
+[ -n "$REF" ] && cols+=("${files[ref]}")
 {
 	echo "ours = the series at $(git -C "$TOP" describe --always --dirty)"
-	python3 "$TOP/bench/report.py" "${files[@]}"
+	python3 "$TOP/bench/report.py" "${cols[@]}"
 } | tee "$OUT/table.txt"
 log "table in $OUT/table.txt"
