@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench [REF=1]: build the bench kernel, boot it once with bench/ubench
-# and print the table (bench/README.md says what the figures mean).
+# make bench [REF=1] [BOOTS=N]: build the bench kernel, boot it with ubench
+# once (or N times) and print the table (bench/README.md: what it means).
 #
 #   scripts/bench.sh [--ref] [--boots N] [--profile OPS] [-- UBENCH ARGS...]
 #
