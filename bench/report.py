@@ -154,27 +154,29 @@ class Column:
         if len(loaded) > 1:
             self.meta.append("%d boots" % len(loaded))
 
-    def _median(self, vals):
-        vals = [v for v in vals if v is not None]
+    def _each(self, f):
+        """f(boot's results) for every boot where it is known."""
+        return [v for v in map(f, self.boots) if v is not None]
+
+    def _median(self, f):
+        vals = self._each(f)
         return statistics.median(vals) if vals else None
 
     def get(self, key):
         """The figure: its median over the boots."""
-        return self._median([res.get(key) for res in self.boots])
+        return self._median(lambda res: res.get(key))
 
     def paired(self, a, b):
         """a / b within each boot (paired by round), median over the boots."""
-        return self._median([paired(res, a, b) for res in self.boots])
+        return self._median(lambda res: paired(res, a, b))
 
     def paired_range(self, a, b):
-        vals = [r for r in (paired(res, a, b) for res in self.boots)
-                if r is not None]
+        vals = self._each(lambda res: paired(res, a, b))
         return (min(vals), max(vals)) if vals else None
 
     def ratio(self, a, b):
         """a / b within each boot (medians), median over the boots."""
-        return self._median([ratio(res.get(a), res.get(b))
-                             for res in self.boots])
+        return self._median(lambda res: ratio(res.get(a), res.get(b)))
 
 
 def main():

@@ -610,13 +610,12 @@ static void bench_ops(void)
 	for (k = 0; k < nops; k++) {
 		if (ops[k].ok < 0)
 			result_na(ops[k].name, "setup failed");
-		else
+		else {
 			result(ops[k].name, median(ops[k].ns, rounds_ops), "ns/op",
 			       rounds_ops);
-	}
-	for (k = 0; k < nops; k++)
-		if (ops[k].ok >= 0)
 			samples(ops[k].name, ops[k].ns, rounds_ops);
+		}
+	}
 }
 
 /*
@@ -682,15 +681,12 @@ static void bench_threads(void)
 		}
 	for (k = 0; k < n; k++) {
 		snprintf(name, sizeof(name), "%s_2t", duo_ops[k]);
-		if (op_find(duo_ops[k])->ok < 0)
+		if (op_find(duo_ops[k])->ok < 0) {
 			result_na(name, "setup failed");
-		else
+		} else {
 			result(name, median(ns[k], rounds), "ns/op", rounds);
-	}
-	for (k = 0; k < n; k++) {
-		snprintf(name, sizeof(name), "%s_2t", duo_ops[k]);
-		if (op_find(duo_ops[k])->ok >= 0)
 			samples(name, ns[k], rounds);
+		}
 	}
 }
 

@@ -106,13 +106,9 @@ FIXTURE_TEARDOWN(perf)
 static int perf_attach(struct perf_ring *r, const char *name)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	long id;
 	int ret;
 
-	ret = ue_event_id(NULL, name, &id);
-	if (ret)
-		return ret;
-	ret = ue_perf_open_id(id);
+	ret = ue_perf_open(NULL, name);
 	if (ret < 0)
 		return ret;
 	r->perf_fd = ret;
