@@ -2,11 +2,12 @@
 /*
  * The user_events ABI as programs see it: the UAPI layout, every errno of
  * DIAG_IOCSREG (one by one and in the order they are checked),
- * DIAG_IOCSUNREG, DIAG_IOCSDEL and write(), write indexes, 4- and 8-byte
- * enable words with every bit, words that are read-only, unmapped or not
- * faulted in, fork (copy-on-write), clone(CLONE_VM), execve and exit, an fd
- * passed over SCM_RIGHTS, kernel.user_events_max, error_log lines, and the
- * PERSIST and MULTI_FORMAT flags.
+ * DIAG_IOCSUNREG, DIAG_IOCSDEL and write(), write() from pages not yet
+ * present, write indexes, 4- and 8-byte enable words with every bit,
+ * words that are read-only, unmapped or not faulted in, fork
+ * (copy-on-write), clone(CLONE_VM), execve and exit, an fd passed over
+ * SCM_RIGHTS, kernel.user_events_max, error_log lines, and the PERSIST and
+ * MULTI_FORMAT flags.
  */
 #include <errno.h>
 #include <limits.h>
@@ -1329,6 +1330,80 @@ TEST_F_TIMEOUT(abi, write_errors, TIMEOUT)
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, buf + 4, 8));
 	close(fd2);
+}
+
+/* Put a record of @idx with u32 fields @a and @b at @at */
+static void put_rec(char *at, int idx, __u32 a, __u32 b)
+{
+	memcpy(at, &idx, sizeof(idx));
+	memcpy(at + 4, &a, sizeof(a));
+	memcpy(at + 8, &b, sizeof(b));
+}
+
+/*
+ * write() of a record whose pages are not present: shared memory whose
+ * page table entries MADV_DONTNEED drops, the contents kept, so that the
+ * first touch of each page faults.  The kernel must fault them in and
+ * record the write, whether the index or only the payload is missing and
+ * whatever the size; a payload running into a PROT_NONE page is EFAULT,
+ * unless nothing is attached (EBADF comes first).
+ */
+TEST_F_TIMEOUT(abi, write_pages_not_present, TIMEOUT)
+{
+	static __u32 word;
+	char *map, *p1, *p2, line[256], a[16], b[16];
+	int idx = -1, n;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_WRITE " u32 a; u32 b", &word, 0,
+			    &idx));
+	map = mmap(NULL, 3 * page_size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	p1 = map + page_size;
+	p2 = map + 2 * page_size;
+	/* At the end of p1: the index and a, then b in p2, made PROT_NONE */
+	memcpy(p2 - 8, &idx, sizeof(idx));
+	ASSERT_EQ(0, mprotect(p2, page_size, PROT_NONE));
+
+	/* Nothing attached: EBADF, even with the payload unreadable */
+	EXPECT_EQ(-1, write(self->fd, p2 - 8, 12));
+	EXPECT_EQ(EBADF, errno);
+	ASSERT_EQ(0, ue_enable(EV_WRITE, true));
+	ASSERT_EQ(1, word);
+
+	/* The whole record on a page not present */
+	put_rec(map, idx, 3, 4);
+	ASSERT_EQ(0, madvise(map, 2 * page_size, MADV_DONTNEED));
+	EXPECT_EQ(12, write(self->fd, map, 12));
+
+	/* The index on one page, the payload on the next, neither present */
+	put_rec(p1 - 4, idx, 5, 6);
+	ASSERT_EQ(0, madvise(map, 2 * page_size, MADV_DONTNEED));
+	EXPECT_EQ(12, write(self->fd, p1 - 4, 12));
+
+	/* Longer than any inline copy: 4 + 300 bytes, not present */
+	put_rec(p1, idx, 7, 8);
+	ASSERT_EQ(0, madvise(map, 2 * page_size, MADV_DONTNEED));
+	EXPECT_EQ(304, write(self->fd, p1, 304));
+
+	/* The payload running into the PROT_NONE page: nothing recorded */
+	ASSERT_EQ(0, madvise(map, 2 * page_size, MADV_DONTNEED));
+	EXPECT_EQ(-1, write(self->fd, p2 - 8, 12));
+	EXPECT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(0, ue_enable(EV_WRITE, false));
+	munmap(map, 3 * page_size);
+
+	ue_trace_read(&self->trace);
+	ASSERT_EQ(3, ue_trace_count(self->trace, EV_WRITE));
+	for (n = 0; n < 3; n++) {
+		snprintf(a, sizeof(a), "a=%d", 3 + 2 * n);
+		snprintf(b, sizeof(b), "b=%d", 4 + 2 * n);
+		ASSERT_EQ(0, ue_trace_line(self->trace, EV_WRITE, n, line,
+					   sizeof(line)));
+		EXPECT_TRUE(ue_has_token(line, a)) TH_LOG("%s", line);
+		EXPECT_TRUE(ue_has_token(line, b)) TH_LOG("%s", line);
+	}
 }
 
 /*
