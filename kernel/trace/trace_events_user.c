@@ -1052,6 +1052,12 @@ static struct tracepoint_func *user_event_probes_get(struct user_event *ue)
 					 lockdep_is_held(&event_mutex));
 }
 
+static bool user_event_probe_is(const struct tracepoint_func *probe,
+				void *func, void *data)
+{
+	return probe->func == func && probe->data == data;
+}
+
 /* Publish @old's @nr probes other than @func(@data), and it if @add */
 static int user_event_probes_set(struct user_event *ue,
 				 struct tracepoint_func *old, unsigned int nr,
@@ -1066,7 +1072,7 @@ static int user_event_probes_set(struct user_event *ue,
 			return -ENOMEM;
 		for (i = 0; old && old[i].func; i++) {
 			if (old[i].func == user_event_probe_gone ||
-			    (old[i].func == func && old[i].data == data))
+			    user_event_probe_is(&old[i], func, data))
 				continue;
 			new->probes[n++] = old[i];
 		}
@@ -1095,7 +1101,7 @@ static int user_event_probe(struct user_event *ue, void *func, void *data,
 	int ret;
 
 	for (i = 0; old && old[i].func; i++) {
-		if (old[i].func == func && old[i].data == data)
+		if (user_event_probe_is(&old[i], func, data))
 			found = true;
 		if (old[i].func != user_event_probe_gone)
 			nr++;
@@ -1108,7 +1114,7 @@ static int user_event_probe(struct user_event *ue, void *func, void *data,
 	if (ret && !add) {
 		/* Detaching cannot fail: a no-op takes the probe's place */
 		for (i = 0; old[i].func; i++) {
-			if (old[i].func == func && old[i].data == data)
+			if (user_event_probe_is(&old[i], func, data))
 				WRITE_ONCE(old[i].func, user_event_probe_gone);
 		}
 		ret = 0;
