@@ -1245,13 +1245,23 @@ TEST_F_TIMEOUT(abi, del, TIMEOUT)
 	EXPECT_EQ(-ENOENT, ue_del(EV_PERSIST));
 }
 
+/* Put a record of @idx with u32 fields @a and @b at @at */
+static void put_rec(void *at, int idx, __u32 a, __u32 b)
+{
+	char *p = at;
+
+	memcpy(p, &idx, sizeof(idx));
+	memcpy(p + 4, &a, sizeof(a));
+	memcpy(p + 8, &b, sizeof(b));
+}
+
 TEST_F_TIMEOUT(abi, write_errors, TIMEOUT)
 {
 	static __u32 word;
 	unsigned char buf[64], rec[12];
 	struct iovec io[2], iv[4];
 	int idx = -1, bad, fd2;
-	__u32 val = 7, a = 11, b = 12;
+	__u32 val = 7;
 	char *page;
 
 	ASSERT_EQ(0, ue_reg(self->fd, EV_WRITE " u32 a; u32 b", &word, 0,
@@ -1305,9 +1315,7 @@ TEST_F_TIMEOUT(abi, write_errors, TIMEOUT)
 	munmap(page, page_size);
 
 	/* The index split over iovecs, the payload over several */
-	memcpy(rec, &idx, 4);
-	memcpy(rec + 4, &a, 4);
-	memcpy(rec + 8, &b, 4);
+	put_rec(rec, idx, 11, 12);
 	iv[0].iov_base = rec;
 	iv[0].iov_len = 2;
 	iv[1].iov_base = rec + 2;
@@ -1330,14 +1338,6 @@ TEST_F_TIMEOUT(abi, write_errors, TIMEOUT)
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(-ENOENT, ue_emit(fd2, 0, buf + 4, 8));
 	close(fd2);
-}
-
-/* Put a record of @idx with u32 fields @a and @b at @at */
-static void put_rec(char *at, int idx, __u32 a, __u32 b)
-{
-	memcpy(at, &idx, sizeof(idx));
-	memcpy(at + 4, &a, sizeof(a));
-	memcpy(at + 8, &b, sizeof(b));
 }
 
 /*
