@@ -13,6 +13,7 @@ set -e
 . "$(dirname "$0")/common.sh"
 OUT=$BUILD/lint
 OBJS="kernel/trace/trace_events_user.o kernel/trace/trace_events_user_parse.o
+kernel/trace/trace_events_user_mm.o
 kernel/trace/trace_events_user_kunit.o"
 mkdir -p "$OUT"
 "$TOP/scripts/apply.sh"

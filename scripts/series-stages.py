@@ -28,6 +28,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(os.environ.get('BUILD', os.path.join(TOP, 'build')), 'stages')
 C = 'kernel/trace/trace_events_user.c'
 U = 'include/uapi/linux/user_events.h'
+H = 'kernel/trace/trace_events_user.h'
 
 def rd(p):
     with open(os.path.join(TOP, p)) as f:
@@ -183,7 +184,8 @@ c3 = rep(c3, '''	if ((reg.flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
 		return -EPERM;
 	}
 
-	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
+''', '')
+c3 = rep(c3, '''	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
 			    cmd, 0);''', '''	ue = user_event_get(fmt, cmd, 0);''')
 c3 = rep(c3, '''
 	/* Persistent only once registered: a failure leaves nothing */
@@ -252,151 +254,135 @@ c2 = rep(c2, ''' * probe on the tracepoint reserves its record (ftrace ring buff
 wr('s2', C, c2)
 wr('s2', U, u3)
 
-# ---- s1: no enable bits (enablers, mm tracking, fork/exec/exit) ----------
+# ---- s1: no enable bits (trace_events_user_mm.c, its interface, hooks) --
 c1 = rep(c2, ''' * Register: DIAG_IOCSREG on tracefs/user_events_data checks the user_reg,
  * parses its command (trace_events_user_parse.c), finds or creates the
- * event under event_mutex, records an enabler (mm, address, bit) for the
- * caller's mm, writes the bit to reflect the event's state and hands out
- * a write index of the file.
+ * event under event_mutex, records an enabler (address, bit) of the
+ * caller's mm (trace_events_user_mm.c), which publishes the file's write
+ * index and then writes the bit to reflect the event's state.
 ''', ''' * Register: DIAG_IOCSREG on tracefs/user_events_data checks the user_reg,
  * parses its command (trace_events_user_parse.c), finds or creates the
  * event under event_mutex and hands out a write index of the file.
 ''')
 c1 = rep(c1, ''' * event's status from the probes on it.  When the event turns on or off,
  * the bit of every enabler of that event (and of no other) is updated
- * before the callback returns: pin the page, atomic bit operation, unpin.
- * A word whose page is not present is faulted in by a work item, at most
- * USER_EVENT_FAULT_TRIES times.
+ * before the callback returns, unless its mm is busy or its page is not
+ * present: that word is left to the mm's work item.
 ''', ''' * event's status from the probes on it.
 ''')
 c1 = rep(c1, ''' * Lifetime: an event is referenced by every write index handed out (until
- * the file is released) and by every enabler (until DIAG_IOCSUNREG, the
- * release of the file it was registered through, execve or exit).  The
- * last reference is dropped under event_mutex and a non-persistent event
- * is deleted right then, or once the last tool detaches if one still
- * had it enabled.
+ * the file is released) and by every enabler (until DIAG_IOCSUNREG, or
+ * until its mm goes: the exit of its last task, or execve).  The last
+ * reference is dropped under event_mutex and a non-persistent event is
+ * deleted right then, or once the last tool detaches if one still had it
+ * enabled.
 ''', ''' * Lifetime: an event is referenced by every write index handed out (until
  * the file is released).  The last reference is dropped under event_mutex
  * and a non-persistent event is deleted right then, or once the last tool
  * detaches if one still had it enabled.
 ''')
 c1 = rep(c1, ''' *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
- *   user_event_mm_mutex	user_event_mms, enablers and their lists
- *   mmap_lock			of the mm whose word is written
+ *   mmap_lock, then the locks of trace_events_user_mm.c
+ * event_mutex and user_event_file.lock are never held together, and
+ * event_mutex is never held while waiting for an mm.  The write path
+ * takes no lock: RCU for the index array and the tracepoint.
 ''', ''' *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
+ * event_mutex and user_event_file.lock are never held together.  The
+ * write path takes no lock: RCU for the index array and the tracepoint.
 ''')
-c1 = drop_lines(c1, '#include <linux/highmem.h>', '#include <linux/mm.h>', '#include <linux/sched/mm.h>',
-                '#include <linux/userfaultfd_k.h>')
 c1 = rep(c1, '#include <linux/user_events.h>\n', '')
 c1 = rep(c1, '#include <linux/workqueue.h>\n', '#include <linux/workqueue.h>\n#include <uapi/linux/user_events.h>\n')
-c1 = rep(c1, '''/* Attempts to fault in a word before giving up until the next toggle */
-#define USER_EVENT_FAULT_TRIES	3
-
-''', '')
-c1 = drop_lines(c1, ' * @enablers:\tenablers of this event (user_event_mm_mutex)',
-                ' * @enablers:\tenablers registered through this file (user_event_mm_mutex)')
-c1 = rep(c1, '\tatomic_t\t\t\trefs;\n', 'REFS-MARK', 1)
-c1 = rep(c1, '\tstruct list_head\t\tenablers;\nREFS-MARK', '\tatomic_t\t\t\trefs;\n')
-c1 = rep(c1, ''' * @status:	USER_EVENT_USED_*, written under event_mutex and
- *		user_event_mm_mutex
-''', ''' * @status:	USER_EVENT_USED_*, written under event_mutex
-''')
+c1 = drop_lines(c1, ' * @bits:\tthe enable bits of the event\'s registrations',
+                '\tstruct user_event_bits\t\tbits;', '\tuser_event_bits_init(&ue->bits);',
+                '\tuser_event_bits_set(&ue->bits, status);')
 c1 = rep(c1, ''' * @refs:	write indexes and enablers referring to the event; it only
 ''', ''' * @refs:	write indexes referring to the event; it only
 ''')
-lines = c1.split('\n')
-a = lines.index('/**', lines.index(' * struct user_event_mm - the registrations of one mm') - 1)
-b = lines.index('};', lines.index('struct user_event_enabler {')) + 2
-del lines[a:b]
-c1 = '\n'.join(lines)
-c1 = rep(c1, '''	struct user_event_refs __rcu	*refs;
-	struct list_head		enablers;
-''', '''	struct user_event_refs __rcu	*refs;
-''')
-lines = c1.split('\n')
-a = lines.index('/* A queued fault-in of an enable word; it finds its enabler again */')
-b = lines.index('};', a) + 2
-del lines[a:b]
-c1 = '\n'.join(lines)
-c1 = rep(c1, '''static DEFINE_MUTEX(user_event_mm_mutex);
-static DEFINE_HASHTABLE(user_event_mm_table, 6);
-static DEFINE_HASHTABLE(user_event_word_table, 10);
-static unsigned int user_event_mm_count;
-
-''', '')
-c1 = rep(c1, 'unless a tool still has it enabled: then it goes when the tool lets it\n * go (user_event_reap()).  Must not be called with event_mutex or\n * user_event_mm_mutex held.',
-         'unless a tool still has it enabled: then it goes when the tool lets it\n * go (user_event_reap()).  Must not be called with event_mutex held.')
-lines = c1.split('\n')
-a = lines.index(' * Enable words') - 1
-_, b = func_span(lines, 'user_events_exit')
-del lines[a:b]
-c1 = '\n'.join(lines)
+c1 = drop_funcs(c1, 'user_event_bits_get', 'user_event_bits_put', 'user_events_ioctl_unreg')
 c1 = rep(c1, ' * Status: what is attached, and the enable bits that mirror it\n', ' * Status: what is attached\n')
-lines = c1.split('\n')
-a, b = func_span(lines, 'user_event_status_update')
-lines[a:b] = '''static void user_event_status_update(struct user_event *ue)
-{
-	WRITE_ONCE(ue->status, user_event_status_of(ue));
-}
-'''.split('\n')
-c1 = '\n'.join(lines)
-c1 = drop_lines(c1, '\tINIT_LIST_HEAD(&ue->enablers);', '\tINIT_LIST_HEAD(&uf->enablers);')
-lines = c1.split('\n')
-a = lines.index('\t/* Registrations made through the file end with it, bits cleared */')
-b = lines.index('\tuser_event_enablers_free(&dead);', a) + 2
-del lines[a:b]
-c1 = '\n'.join(lines)
-c1 = rep(c1, '''	struct user_event_file *uf = file->private_data;
-	struct user_event_enabler *e, *tmp;
-	struct user_event_refs *refs;
-	LIST_HEAD(dead);
-	u32 i;
-''', '''	struct user_event_file *uf = file->private_data;
-	struct user_event_refs *refs;
-	u32 i;
+c1 = rep(c1, '''	/*
+	 * Only the file's write indexes end with it: the registrations made
+	 * through it belong to their mm.  No write can run: the file is going.
+	 */''', '''	/* No write can run: the file is going */''')
+c1 = rep(c1, '''/*
+ * Publish a new write index: called by user_event_enabler_add() once the
+ * registration cannot fail, before the bit is written, so that a thread
+ * that sees the bit set can write at once.  uf->lock held; no sleeping.
+ */''', '''/* Publish a new write index; uf->lock held */''')
+c1 = rep(c1, '''/*
+ * Register @w for @ue and hand out @ue's write index of @uf, storing it
+ * in the user_reg last; uf->lock held
+ */
+static int user_reg_file_add(struct user_event_file *uf,
+			     struct user_event *ue,
+			     const struct user_event_word *w,
+			     struct user_reg __user *ureg)''', '''/* Hand out @ue's write index of @uf; uf->lock held */
+static int user_reg_file_add(struct user_event_file *uf,
+			     struct user_event *ue,
+			     struct user_reg __user *ureg)''')
+c1 = rep(c1, '''	u32 size, old;
+	int ret;
+
+	lockdep_assert_held(&uf->lock);
+''', '''	u32 size;
+	int ret = 0;
+
+	lockdep_assert_held(&uf->lock);
 ''')
-c1 = drop_funcs(c1, 'user_reg_in_use', 'user_reg_fault_in', 'user_reg_enabler_add', 'user_events_ioctl_unreg')
-c1 = rep(c1, '/* Hand out @ue\'s write index of @uf with an enabler; uf->lock held */', '/* Hand out @ue\'s write index of @uf; uf->lock held */')
-c1 = rep(c1, '''	ret = user_reg_enabler_add(uf, ue, reg);
-	if (ret || idx < count)
-		goto err;
-''', '''	if (idx < count)
-		return 0;
+c1 = rep(c1, '''	/* That write_index can be stored, without storing it yet */
+	if (get_user(old, &ureg->write_index) ||
+	    put_user(old, &ureg->write_index)) {
+		ret = -EFAULT;
+		goto out;
+	}
+
+	ret = user_event_enabler_add(&ue->bits, w, user_reg_publish, &ri);
+	if (ret)
+		goto out;
+
+	/* Unmapped meanwhile: the registration goes, the index stays */
+	if (put_user(ri.idx, &ureg->write_index)) {
+		user_event_enabler_remove(w->addr, w->bit);
+		ret = -EFAULT;
+	}
+out:
+''', '''	if (put_user(ri.idx, &ureg->write_index))
+		ret = -EFAULT;
+	else
+		user_reg_publish(&ri);
 ''')
-c1 = rep(c1, '''	if (user_reg_in_use(&reg))
+c1 = rep(c1, '''	if (user_event_enabler_in_use(&w))
 		return -EADDRINUSE;
 ''', '')
+c1 = rep(c1, '''	/* An old event of the name may still be held by an mm that went */
+	user_event_mm_flush();
+''', '')
+c1 = rep(c1, 'ret = user_reg_file_add(uf, ue, &w, ureg);', 'ret = user_reg_file_add(uf, ue, ureg);')
+c1 = rep(c1, '''	if (ret == -EMFILE)
+		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
+''', '')
+c1 = rep(c1, '''	/* An mm that went may still be dropping its references */
+	user_event_mm_flush();
+
+''', '')
+c1 = rep(c1, '''	user_event_mm_flush();
+	mutex_lock(&event_mutex);''', '''	mutex_lock(&event_mutex);''')
 c1 = rep(c1, '''	case DIAG_IOCSUNREG:
 		return user_events_ioctl_unreg(uarg);
 ''', '')
-c1 = rep(c1, 'static struct kmem_cache *user_event_enabler_cache;\n', '')
-c1 = rep(c1, '''	/*
-	 * Not merged, so that /proc/slabinfo shows what events and
-	 * registrations take.  A user_event is 344 bytes on x86_64: its own
-	 * cache spares it kmalloc-512's rounding.
-	 */
-	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
-	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
-					      SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_cache || !user_event_enabler_cache) {
-		pr_warn("user_events: could not create the slab caches\\n");
-		kmem_cache_destroy(user_event_cache);
-		kmem_cache_destroy(user_event_enabler_cache);
-		return -ENOMEM;
-	}
-''', '''	/*
-	 * Not merged, so that /proc/slabinfo shows what events take.  A
-	 * user_event is 344 bytes on x86_64: its own cache spares it
-	 * kmalloc-512's rounding.
-	 */
-	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_cache) {
-		pr_warn("user_events: could not create the slab cache\\n");
-		return -ENOMEM;
-	}
-''')
+c1 = rep(c1, '	if (!user_event_cache || user_event_mm_init()) {', '	if (!user_event_cache) {')
+c1 = rep(c1, '''		pr_warn("user_events: could not create the slab caches\\n");''',
+         '''		pr_warn("user_events: could not create the slab cache\\n");''')
 wr('s1', C, c1)
 wr('s1', U, u3)
+h1 = rd(H)
+lines = h1.split('\n')
+a = lines.index('/**', lines.index(' * struct user_event_bits - the enable bits of one event, in every mm') - 1)
+b = lines.index('void user_event_bits_put(struct user_event_bits *bits, bool locked);') + 2
+del lines[a:b]
+h1 = '\n'.join(lines)
+h1 = drop_lines(h1, '#include <linux/list.h>', '#include <linux/mutex.h>')
+wr('s1', H, h1)
 
 
 def diff(a, b, path):
@@ -412,7 +398,8 @@ def st(stage, path):
 
 
 out = {
-    'enable': diff(st('s1', C), st('s2', C), C),
+    'enable': diff(st('s1', H), os.path.join(TOP, H), H) +
+              diff(st('s1', C), st('s2', C), C),
     'perf': diff(st('s2', C), st('s3', C), C),
     'flags': diff(st('s3', U), os.path.join(TOP, U), U) +
              diff(st('s3', C), os.path.join(TOP, C), C),

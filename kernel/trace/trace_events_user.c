@@ -7,17 +7,16 @@
  *
  * Register: DIAG_IOCSREG on tracefs/user_events_data checks the user_reg,
  * parses its command (trace_events_user_parse.c), finds or creates the
- * event under event_mutex, records an enabler (mm, address, bit) for the
- * caller's mm, writes the bit to reflect the event's state and hands out
- * a write index of the file.
+ * event under event_mutex, records an enabler (address, bit) of the
+ * caller's mm (trace_events_user_mm.c), which publishes the file's write
+ * index and then writes the bit to reflect the event's state.
  *
  * Attach: ftrace enable or perf open reaches user_event_reg(), which hooks
  * the probe onto the event's private tracepoint and recomputes the
  * event's status from the probes on it.  When the event turns on or off,
  * the bit of every enabler of that event (and of no other) is updated
- * before the callback returns: pin the page, atomic bit operation, unpin.
- * A word whose page is not present is faulted in by a work item, at most
- * USER_EVENT_FAULT_TRIES times.
+ * before the callback returns, unless its mm is busy or its page is not
+ * present: that word is left to the mm's work item.
  *
  * Write: write()/writev() of index + payload.  The index picks the event
  * from the file's RCU-protected array; then, with preemption off, each
@@ -27,35 +26,32 @@
  * payload that was not resident is faulted in and written again.
  *
  * Lifetime: an event is referenced by every write index handed out (until
- * the file is released) and by every enabler (until DIAG_IOCSUNREG, the
- * release of the file it was registered through, execve or exit).  The
- * last reference is dropped under event_mutex and a non-persistent event
- * is deleted right then, or once the last tool detaches if one still
- * had it enabled.
+ * the file is released) and by every enabler (until DIAG_IOCSUNREG, or
+ * until its mm goes: the exit of its last task, or execve).  The last
+ * reference is dropped under event_mutex and a non-persistent event is
+ * deleted right then, or once the last tool detaches if one still had it
+ * enabled.
  *
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
  *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
- *   user_event_mm_mutex	user_event_mms, enablers and their lists
- *   mmap_lock			of the mm whose word is written
- * event_mutex and user_event_file.lock are never held together.  The
- * write path takes no lock: RCU for the index array and the tracepoint.
+ *   mmap_lock, then the locks of trace_events_user_mm.c
+ * event_mutex and user_event_file.lock are never held together, and
+ * event_mutex is never held while waiting for an mm.  The write path
+ * takes no lock: RCU for the index array and the tracepoint.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/hashtable.h>
-#include <linux/highmem.h>
 #include <linux/jhash.h>
-#include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/perf_event.h>
-#include <linux/sched/mm.h>
+#include <linux/refcount.h>
 #include <linux/sysctl.h>
 #include <linux/tracefs.h>
 #include <linux/unaligned.h>
 #include <linux/uio.h>
 #include <linux/user_events.h>
-#include <linux/userfaultfd_k.h>
 #include <linux/workqueue.h>
 
 #include "trace.h"
@@ -63,9 +59,6 @@
 #include "trace_events_user.h"
 
 #define USER_EVENT_LOC		"user_events"
-
-/* Attempts to fault in a word before giving up until the next toggle */
-#define USER_EVENT_FAULT_TRIES	3
 
 /* A record's payload can never exceed what a __data_loc word addresses */
 #define USER_EVENT_PAYLOAD_MAX	(U16_MAX - USER_EVENT_FIELDS_START)
@@ -83,11 +76,10 @@
  * @tp:		private tracepoint; tp.funcs are the probes a write runs
  * @node:	in user_event_table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
- * @enablers:	enablers of this event (user_event_mm_mutex)
+ * @bits:	the enable bits of the event's registrations
  * @refs:	write indexes and enablers referring to the event; it only
  *		goes from 0 to 1 and from 1 to 0 under event_mutex
- * @status:	USER_EVENT_USED_*, written under event_mutex and
- *		user_event_mm_mutex
+ * @status:	USER_EVENT_USED_*, written under event_mutex
  * @persist:	stays when @refs drops to 0 (event_mutex)
  * @multi:	multi-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM
  * @fields_failed: a field could not be defined (no memory)
@@ -99,64 +91,12 @@ struct user_event {
 	struct tracepoint		tp;
 	struct hlist_node		node;
 	struct user_event_format	*fmt;
-	struct list_head		enablers;
-	atomic_t			refs;
+	struct user_event_bits		bits;
+	refcount_t			refs;
 	unsigned int			status;
 	bool				persist;
 	bool				multi;
 	bool				fields_failed;
-};
-
-/**
- * struct user_event_mm - the registrations of one mm
- * @node:	in user_event_mm_table, keyed by @mm
- * @enablers:	the enablers of this mm
- * @mm:		the mm (mmgrab()ed; pages are touched only under mmget)
- * @tasks:	tasks whose ->user_event_mm points here
- * @refs:	one while @tasks is non-zero, one per queued fault
- *
- * All fields but @refs are under user_event_mm_mutex.
- */
-struct user_event_mm {
-	struct hlist_node	node;
-	struct list_head	enablers;
-	struct mm_struct	*mm;
-	unsigned int		tasks;
-	refcount_t		refs;
-};
-
-/**
- * struct user_event_enabler - a bit in user memory that mirrors an event
- * @mm_link:	in user_event_mm.enablers
- * @event_link:	in user_event.enablers
- * @file_link:	in user_event_file.enablers
- * @node:	in user_event_word_table, keyed by mm and word
- * @event:	the event (holds a reference)
- * @uemm:	the mm it belongs to
- * @file:	the file it was registered through
- * @addr:	enable_addr as registered
- * @bit:	enable_bit as registered
- * @size:	enable_size: 4 or 8
- * @fault_tries: faults queued since the event last toggled
- * @fault_pending: a fault of the word is queued
- * @resync:	the word may be stale (fork)
- *
- * All fields are under user_event_mm_mutex.
- */
-struct user_event_enabler {
-	struct list_head	mm_link;
-	struct list_head	event_link;
-	struct list_head	file_link;
-	struct hlist_node	node;
-	struct user_event	*event;
-	struct user_event_mm	*uemm;
-	struct user_event_file	*file;
-	unsigned long		addr;
-	u8			bit;
-	u8			size;
-	u8			fault_tries;
-	bool			fault_pending;
-	bool			resync;
 };
 
 /*
@@ -175,34 +115,18 @@ struct user_event_refs {
  * struct user_event_file - an open user_events_data
  * @lock:	serializes DIAG_IOCSREG on the file
  * @refs:	write index -> event (RCU for the write path, @lock to change)
- * @enablers:	enablers registered through this file (user_event_mm_mutex)
  */
 struct user_event_file {
 	struct mutex			lock;	/* DIAG_IOCSREG */
 	struct user_event_refs __rcu	*refs;
-	struct list_head		enablers;
-};
-
-/* A queued fault-in of an enable word; it finds its enabler again */
-struct user_event_fault {
-	struct work_struct	work;
-	struct user_event_mm	*uemm;
-	unsigned long		addr;
-	u8			bit;
 };
 
 static struct kmem_cache *user_event_cache;
-static struct kmem_cache *user_event_enabler_cache;
 
 static DEFINE_HASHTABLE(user_event_table, 8);
 static unsigned int user_event_count;
 static u64 user_event_multi_id;
 static unsigned int user_events_max = 32768;
-
-static DEFINE_MUTEX(user_event_mm_mutex);
-static DEFINE_HASHTABLE(user_event_mm_table, 6);
-static DEFINE_HASHTABLE(user_event_word_table, 10);
-static unsigned int user_event_mm_count;
 
 enum {
 	USER_BUSY_REFS,
@@ -239,6 +163,7 @@ static struct user_event *user_event_get(struct user_event_format *fmt,
 					 bool multi, const char *cmd, int pos);
 static int user_event_destroy(struct user_event *ue);
 static int user_event_delete(struct user_event *ue);
+static void user_event_put_locked(struct user_event *ue);
 
 static struct user_event *to_user_event(struct dyn_event *ev)
 {
@@ -282,7 +207,7 @@ static int user_event_dyn_create(const char *raw_command)
 
 	mutex_lock(&event_mutex);
 	ue->persist = true;
-	atomic_dec(&ue->refs);
+	user_event_put_locked(ue);
 	mutex_unlock(&event_mutex);
 	return 0;
 }
@@ -311,7 +236,7 @@ static bool user_event_dyn_is_busy(struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
 
-	return atomic_read(&ue->refs) || ue->status ||
+	return refcount_read(&ue->refs) || ue->status ||
 	       trace_event_dyn_busy(&ue->call);
 }
 
@@ -412,7 +337,7 @@ static int user_event_destroy(struct user_event *ue)
 
 	lockdep_assert_held(&event_mutex);
 
-	if (atomic_read(&ue->refs) || trace_event_dyn_busy(&ue->call))
+	if (refcount_read(&ue->refs) || trace_event_dyn_busy(&ue->call))
 		return -EBUSY;
 
 	ret = trace_remove_event_call(&ue->call);
@@ -429,22 +354,67 @@ static int user_event_destroy(struct user_event *ue)
 /*
  * Drop a reference.  The last one of a non-persistent event deletes it,
  * unless a tool still has it enabled: then it goes when the tool lets it
- * go (user_event_reap()).  Must not be called with event_mutex or
- * user_event_mm_mutex held.
+ * go (user_event_reap()).  Must not be called with event_mutex held.
  */
 static void user_event_put(struct user_event *ue)
 {
-	if (!atomic_dec_and_mutex_lock(&ue->refs, &event_mutex))
+	if (!refcount_dec_and_mutex_lock(&ue->refs, &event_mutex))
 		return;
 	if (!ue->persist)
 		user_event_destroy(ue);
 	mutex_unlock(&event_mutex);
 }
 
+/* The same with event_mutex held */
+static void user_event_put_locked(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+
+	if (refcount_dec_and_test(&ue->refs) && !ue->persist)
+		user_event_destroy(ue);
+}
+
+/* Take a reference on an event found under event_mutex */
+static void user_event_hold(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+
+	/* A persistent or still enabled event may have none */
+	if (!refcount_inc_not_zero(&ue->refs))
+		refcount_set(&ue->refs, 1);
+}
+
+/**
+ * user_event_bits_get - a new registration's reference on its event
+ * @bits:	the event's bits
+ *
+ * The caller holds a reference already (its registration, or the one
+ * being copied at fork).
+ */
+void user_event_bits_get(struct user_event_bits *bits)
+{
+	refcount_inc(&container_of(bits, struct user_event, bits)->refs);
+}
+
+/**
+ * user_event_bits_put - drop a registration's reference on its event
+ * @bits:	the event's bits
+ * @locked:	event_mutex is held
+ */
+void user_event_bits_put(struct user_event_bits *bits, bool locked)
+{
+	struct user_event *ue = container_of(bits, struct user_event, bits);
+
+	if (locked)
+		user_event_put_locked(ue);
+	else
+		user_event_put(ue);
+}
+
 /* A non-persistent event that nothing refers to or uses: due for deletion */
 static bool user_event_unused(struct user_event *ue)
 {
-	return !ue->persist && !ue->status && !atomic_read(&ue->refs);
+	return !ue->persist && !ue->status && !refcount_read(&ue->refs);
 }
 
 /*
@@ -498,7 +468,7 @@ static int user_event_delete(struct user_event *ue)
 		return -EPERM;
 	}
 
-	if (atomic_read(&ue->refs))
+	if (refcount_read(&ue->refs))
 		busy = USER_BUSY_REFS;
 	else if (ue->status & USER_EVENT_USED_FTRACE)
 		busy = USER_BUSY_FTRACE;
@@ -519,502 +489,6 @@ static int user_event_delete(struct user_event *ue)
 	tracing_log_err(NULL, USER_EVENT_LOC, ue->tp.name,
 			(const char **)user_event_busy_errs, busy, 0);
 	return -EBUSY;
-}
-
-/*
- * Enable words
- */
-
-/*
- * The long-aligned word and bit that hold the enabler's bit: set_bit()
- * works on naturally aligned longs, and a 4-byte word is one half of
- * the long on 64-bit kernels (which half depends on endianness).
- */
-static void user_event_word(const struct user_event_enabler *e,
-			    unsigned long *waddr, unsigned int *wbit)
-{
-	unsigned int bit = e->bit;
-
-	*waddr = ALIGN_DOWN(e->addr, sizeof(long));
-#if BITS_PER_LONG == 64
-	if (e->size == 4 &&
-	    !!(e->addr & 4) != IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
-		bit += 32;
-#endif
-	*wbit = bit;
-}
-
-static unsigned long user_event_word_key(const struct user_event_mm *uemm,
-					 unsigned long waddr)
-{
-	return (unsigned long)uemm ^ waddr;
-}
-
-/*
- * Set or clear the enabler's bit without faulting: pin the page, atomic
- * bit operation, unpin.  -EFAULT: the page is not present or not
- * writable; -ESRCH: the mm is gone.
- */
-static int user_event_enabler_write(struct user_event_enabler *e, bool set)
-{
-	struct mm_struct *mm = e->uemm->mm;
-	unsigned long waddr;
-	unsigned int wbit;
-	struct page *page;
-	void *kaddr;
-	long ret;
-
-	user_event_word(e, &waddr, &wbit);
-
-	if (!mmget_not_zero(mm))
-		return -ESRCH;
-	mmap_read_lock(mm);
-	ret = pin_user_pages_remote(mm, waddr, 1, FOLL_WRITE | FOLL_NOFAULT,
-				    &page, NULL);
-	mmap_read_unlock(mm);
-	mmput_async(mm);
-	if (ret != 1)
-		return -EFAULT;
-
-	kaddr = kmap_local_page(page);
-	if (set)
-		set_bit(wbit, kaddr + offset_in_page(waddr));
-	else
-		clear_bit(wbit, kaddr + offset_in_page(waddr));
-	kunmap_local(kaddr);
-	unpin_user_pages_dirty_lock(&page, 1, true);
-	return 0;
-}
-
-/*
- * Fault in a word whose page is present but write-protected (after
- * fork, or a clean private file page) at once: that fault copies a page
- * and waits neither for I/O nor for userfaultfd.  Anything else is left
- * to user_event_fault_work().
- */
-static bool user_event_word_fault_now(struct user_event_enabler *e)
-{
-	struct mm_struct *mm = e->uemm->mm;
-	struct vm_area_struct *vma;
-	unsigned long waddr;
-	unsigned int wbit;
-	struct page *page;
-	bool ok = false;
-
-	user_event_word(e, &waddr, &wbit);
-
-	if (!mmget_not_zero(mm))
-		return false;
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, waddr);
-	if (vma && (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE &&
-	    !userfaultfd_armed(vma) &&
-	    get_user_pages_remote(mm, waddr, 1, FOLL_NOFAULT, &page,
-				  NULL) == 1) {
-		put_page(page);
-		ok = !fixup_user_fault(mm, waddr,
-				       FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-				       NULL);
-	}
-	mmap_read_unlock(mm);
-	mmput_async(mm);
-	return ok;
-}
-
-static void user_event_fault_work(struct work_struct *work);
-
-/* Queue a fault-in of the enabler's word, a bounded number of times */
-static void user_event_fault_queue(struct user_event_enabler *e)
-{
-	struct user_event_fault *fault;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	if (e->fault_pending)
-		return;
-	if (e->fault_tries >= USER_EVENT_FAULT_TRIES) {
-		pr_debug_ratelimited("user_events: giving up on word %#lx\n",
-				     e->addr);
-		return;
-	}
-
-	fault = kmalloc(sizeof(*fault), GFP_KERNEL);
-	if (!fault)
-		return;
-
-	e->fault_pending = true;
-	e->fault_tries++;
-	refcount_inc(&e->uemm->refs);
-	fault->uemm = e->uemm;
-	fault->addr = e->addr;
-	fault->bit = e->bit;
-	INIT_WORK(&fault->work, user_event_fault_work);
-	queue_work(system_unbound_wq, &fault->work);
-}
-
-/* Bring the enabler's bit to its event's state */
-static void user_event_enabler_sync(struct user_event_enabler *e)
-{
-	bool set = e->event->status;
-	int ret;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	ret = user_event_enabler_write(e, set);
-	if (ret == -EFAULT && user_event_word_fault_now(e))
-		ret = user_event_enabler_write(e, set);
-	if (ret == -EFAULT)
-		user_event_fault_queue(e);
-}
-
-/*
- * The mm's registrations
- */
-
-static struct user_event_enabler *
-user_event_enabler_find(struct user_event_mm *uemm, unsigned long addr,
-			u8 bit, u8 size, bool exact)
-{
-	struct user_event_enabler *e, want = {
-		.addr = addr, .bit = bit, .size = size,
-	};
-	unsigned long waddr, ewaddr;
-	unsigned int wbit, ewbit;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	user_event_word(&want, &waddr, &wbit);
-	hash_for_each_possible(user_event_word_table, e, node,
-			       user_event_word_key(uemm, waddr)) {
-		if (e->uemm != uemm)
-			continue;
-		if (exact) {
-			if (e->addr == addr && e->bit == bit)
-				return e;
-			continue;
-		}
-		/* Any registration of the same bit of memory */
-		user_event_word(e, &ewaddr, &ewbit);
-		if (ewaddr == waddr && ewbit == wbit)
-			return e;
-	}
-	return NULL;
-}
-
-static void user_event_enabler_link(struct user_event_enabler *e)
-{
-	unsigned long waddr;
-	unsigned int wbit;
-
-	user_event_word(e, &waddr, &wbit);
-	list_add_tail(&e->mm_link, &e->uemm->enablers);
-	list_add_tail(&e->event_link, &e->event->enablers);
-	list_add_tail(&e->file_link, &e->file->enablers);
-	hash_add(user_event_word_table, &e->node,
-		 user_event_word_key(e->uemm, waddr));
-}
-
-/* Take the enabler off every list and onto @dead, by its mm_link */
-static void user_event_enabler_unlink(struct user_event_enabler *e,
-				      struct list_head *dead)
-{
-	list_del(&e->event_link);
-	list_del(&e->file_link);
-	hash_del(&e->node);
-	list_move(&e->mm_link, dead);
-}
-
-/* Free unlinked enablers; no lock held */
-static void user_event_enablers_free(struct list_head *dead)
-{
-	struct user_event_enabler *e, *tmp;
-
-	list_for_each_entry_safe(e, tmp, dead, mm_link) {
-		user_event_put(e->event);
-		kmem_cache_free(user_event_enabler_cache, e);
-	}
-}
-
-static struct user_event_mm *user_event_mm_lookup(struct mm_struct *mm)
-{
-	struct user_event_mm *uemm;
-
-	hash_for_each_possible(user_event_mm_table, uemm, node,
-			       (unsigned long)mm)
-		if (uemm->mm == mm)
-			return uemm;
-	return NULL;
-}
-
-static struct user_event_mm *user_event_mm_add(struct mm_struct *mm)
-{
-	struct user_event_mm *uemm;
-
-	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
-	if (!uemm)
-		return NULL;
-
-	INIT_LIST_HEAD(&uemm->enablers);
-	refcount_set(&uemm->refs, 1);
-	mmgrab(mm);
-	uemm->mm = mm;
-	hash_add(user_event_mm_table, &uemm->node, (unsigned long)mm);
-	WRITE_ONCE(user_event_mm_count, user_event_mm_count + 1);
-	return uemm;
-}
-
-static void user_event_mm_put(struct user_event_mm *uemm)
-{
-	if (!refcount_dec_and_test(&uemm->refs))
-		return;
-	mmdrop(uemm->mm);
-	kfree(uemm);
-}
-
-/*
- * The user_event_mm of current's mm, attaching current to it: tasks that
- * share an mm and existed before its first registration find it here.
- */
-static struct user_event_mm *user_event_mm_current(bool create)
-{
-	struct user_event_mm *uemm = current->user_event_mm;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	if (uemm)
-		return uemm;
-
-	uemm = user_event_mm_lookup(current->mm);
-	if (!uemm && create)
-		uemm = user_event_mm_add(current->mm);
-	if (uemm) {
-		uemm->tasks++;
-		current->user_event_mm = uemm;
-	}
-	return uemm;
-}
-
-/* @t stops using its user_event_mm; the last task drops the enablers */
-static void user_event_mm_detach(struct task_struct *t)
-{
-	struct user_event_mm *uemm = t->user_event_mm;
-	struct user_event_enabler *e, *tmp;
-	LIST_HEAD(dead);
-	bool last;
-
-	if (!uemm)
-		return;
-
-	mutex_lock(&user_event_mm_mutex);
-	t->user_event_mm = NULL;
-	last = !--uemm->tasks;
-	if (last) {
-		hash_del(&uemm->node);
-		WRITE_ONCE(user_event_mm_count, user_event_mm_count - 1);
-		list_for_each_entry_safe(e, tmp, &uemm->enablers, mm_link)
-			user_event_enabler_unlink(e, &dead);
-	}
-	mutex_unlock(&user_event_mm_mutex);
-
-	user_event_enablers_free(&dead);
-	if (last)
-		user_event_mm_put(uemm);
-}
-
-static void user_event_fault_work(struct work_struct *work)
-{
-	struct user_event_fault *fault =
-		container_of(work, struct user_event_fault, work);
-	struct user_event_mm *uemm = fault->uemm;
-	struct mm_struct *mm = uemm->mm;
-	struct user_event_enabler *e;
-	unsigned long waddr;
-	unsigned int wbit;
-
-	/* Nothing to do if the word was unregistered meanwhile */
-	mutex_lock(&user_event_mm_mutex);
-	e = user_event_enabler_find(uemm, fault->addr, fault->bit, 0, true);
-	if (e)
-		user_event_word(e, &waddr, &wbit);
-	mutex_unlock(&user_event_mm_mutex);
-
-	/* Without @unlocked, userfaultfd fails the fault rather than wait */
-	if (e && mmget_not_zero(mm)) {
-		mmap_read_lock(mm);
-		fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-				 NULL);
-		mmap_read_unlock(mm);
-		mmput(mm);
-	}
-
-	mutex_lock(&user_event_mm_mutex);
-	e = user_event_enabler_find(uemm, fault->addr, fault->bit, 0, true);
-	if (e) {
-		e->fault_pending = false;
-		if (user_event_enabler_write(e, e->event->status) == -EFAULT)
-			user_event_fault_queue(e);
-	}
-	mutex_unlock(&user_event_mm_mutex);
-
-	user_event_mm_put(uemm);
-	kfree(fault);
-}
-
-/*
- * The child's memory was copied before its enablers were: an event
- * toggled in between left the child's word behind.  Read each word (one
- * page reference per page) and write those that differ.
- */
-static void user_event_mm_resync(struct user_event_mm *uemm)
-{
-	struct mm_struct *mm = uemm->mm;
-	struct user_event_enabler *e;
-	unsigned long waddr, page_addr = 0;
-	struct page *page = NULL;
-	unsigned int wbit;
-	bool stale = false;
-	void *kaddr;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	mmap_read_lock(mm);
-	list_for_each_entry(e, &uemm->enablers, mm_link) {
-		user_event_word(e, &waddr, &wbit);
-		if (!page || (waddr & PAGE_MASK) != page_addr) {
-			if (page)
-				put_page(page);
-			page_addr = waddr & PAGE_MASK;
-			if (get_user_pages_remote(mm, page_addr, 1,
-						  FOLL_NOFAULT, &page,
-						  NULL) != 1)
-				page = NULL;
-		}
-		if (page) {
-			kaddr = kmap_local_page(page);
-			e->resync = test_bit(wbit, kaddr + offset_in_page(waddr)) !=
-				    !!e->event->status;
-			kunmap_local(kaddr);
-		} else {
-			e->resync = true;
-		}
-		stale |= e->resync;
-	}
-	if (page)
-		put_page(page);
-	mmap_read_unlock(mm);
-
-	if (!stale)
-		return;
-	list_for_each_entry(e, &uemm->enablers, mm_link) {
-		if (e->resync)
-			user_event_enabler_sync(e);
-		e->resync = false;
-	}
-}
-
-/* Enablers a fork allocates at once */
-#define USER_EVENT_FORK_BATCH	32
-
-/* Copy @from's enablers for @t; an allocation failure copies fewer */
-static void user_event_mm_copy(struct user_event_mm *from,
-			       struct task_struct *t)
-{
-	void *batch[USER_EVENT_FORK_BATCH];
-	struct user_event_enabler *e, *copy;
-	struct user_event_mm *uemm;
-	unsigned int nr = 0, used = 0;
-
-	lockdep_assert_held(&user_event_mm_mutex);
-
-	if (list_empty(&from->enablers))
-		return;
-
-	uemm = user_event_mm_add(t->mm);
-	if (!uemm)
-		return;
-	uemm->tasks = 1;
-	t->user_event_mm = uemm;
-
-	list_for_each_entry(e, &from->enablers, mm_link) {
-		if (used == nr) {
-			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						   GFP_KERNEL_ACCOUNT,
-						   ARRAY_SIZE(batch), batch);
-			used = 0;
-			if (!nr)
-				break;
-		}
-		copy = batch[used++];
-		*copy = *e;
-		copy->uemm = uemm;
-		copy->fault_tries = 0;
-		copy->fault_pending = false;
-		copy->resync = false;
-		/* @e holds a reference: not the last, no event_mutex needed */
-		atomic_inc(&copy->event->refs);
-		user_event_enabler_link(copy);
-	}
-	if (used < nr)
-		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
-				     batch + used);
-
-	user_event_mm_resync(uemm);
-}
-
-/**
- * user_events_fork - give a new task the registrations of its parent
- * @t:		the new task, not running yet
- * @clone_flags: its clone flags
- *
- * With CLONE_VM @t shares current's registrations; otherwise @t gets a
- * copy of each for its own mm (its words are copies of current's).
- * Without memory, @t simply gets fewer registrations.
- */
-void user_events_fork(struct task_struct *t, unsigned long clone_flags)
-{
-	struct user_event_mm *uemm = current->user_event_mm;
-
-	/* dup_task_struct() copied current's pointer: not @t's reference */
-	t->user_event_mm = NULL;
-
-	if (!t->mm || (!uemm && !READ_ONCE(user_event_mm_count)))
-		return;
-
-	mutex_lock(&user_event_mm_mutex);
-	uemm = user_event_mm_current(false);
-	if (uemm) {
-		if (clone_flags & CLONE_VM) {
-			uemm->tasks++;
-			t->user_event_mm = uemm;
-		} else {
-			user_event_mm_copy(uemm, t);
-		}
-	}
-	mutex_unlock(&user_event_mm_mutex);
-}
-
-/**
- * user_events_execve - drop the registrations of a task that exec'd
- * @t:		current, after a successful execve
- *
- * The registrations belonged to the mm @t left; they go when the last
- * task attached to them does.
- */
-void user_events_execve(struct task_struct *t)
-{
-	user_event_mm_detach(t);
-}
-
-/**
- * user_events_exit - drop the registrations of an exiting task
- * @t:		current, in do_exit()
- *
- * The registrations of @t's mm go when the last task attached to them
- * exits or execs.
- */
-void user_events_exit(struct task_struct *t)
-{
-	user_event_mm_detach(t);
 }
 
 /*
@@ -1149,19 +623,9 @@ static unsigned int user_event_status_of(struct user_event *ue)
 static void user_event_status_update(struct user_event *ue)
 {
 	unsigned int status = user_event_status_of(ue);
-	struct user_event_enabler *e;
-	bool toggled;
 
-	mutex_lock(&user_event_mm_mutex);
-	toggled = !status != !ue->status;
 	WRITE_ONCE(ue->status, status);
-	if (toggled) {
-		list_for_each_entry(e, &ue->enablers, event_link) {
-			e->fault_tries = 0;
-			user_event_enabler_sync(e);
-		}
-	}
-	mutex_unlock(&user_event_mm_mutex);
+	user_event_bits_set(&ue->bits, status);
 }
 
 /* class->reg: ftrace and perf attach and detach here (event_mutex held) */
@@ -1513,8 +977,8 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 
 	ue->fmt = fmt;
 	ue->multi = multi;
-	INIT_LIST_HEAD(&ue->enablers);
-	atomic_set(&ue->refs, 1);
+	user_event_bits_init(&ue->bits);
+	refcount_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
 					fmt->name, user_event_multi_id);
@@ -1586,7 +1050,7 @@ static struct user_event *user_event_get(struct user_event_format *fmt,
 	user_event_reap_name(fmt->name);
 	ue = user_event_find(fmt, multi, &taken);
 	if (ue) {
-		atomic_inc(&ue->refs);
+		user_event_hold(ue);
 	} else if (taken) {
 		user_event_log(cmd, USER_EVENT_ERR_EVENT_EXISTS, pos);
 		ue = ERR_PTR(-EADDRINUSE);
@@ -1621,7 +1085,6 @@ static int user_events_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 
 	mutex_init(&uf->lock);
-	INIT_LIST_HEAD(&uf->enablers);
 	file->private_data = uf;
 
 	/*
@@ -1636,23 +1099,13 @@ static int user_events_open(struct inode *inode, struct file *file)
 static int user_events_release(struct inode *inode, struct file *file)
 {
 	struct user_event_file *uf = file->private_data;
-	struct user_event_enabler *e, *tmp;
 	struct user_event_refs *refs;
-	LIST_HEAD(dead);
 	u32 i;
 
-	/* Registrations made through the file end with it, bits cleared */
-	mutex_lock(&user_event_mm_mutex);
-	list_for_each_entry_safe(e, tmp, &uf->enablers, file_link) {
-		user_event_enabler_unlink(e, &dead);
-		if (user_event_enabler_write(e, false) == -EFAULT &&
-		    user_event_word_fault_now(e))
-			user_event_enabler_write(e, false);
-	}
-	mutex_unlock(&user_event_mm_mutex);
-	user_event_enablers_free(&dead);
-
-	/* No write can run: the file is going */
+	/*
+	 * Only the file's write indexes end with it: the registrations made
+	 * through it belong to their mm.  No write can run: the file is going.
+	 */
 	refs = rcu_dereference_protected(uf->refs, true);
 	if (refs) {
 		for (i = 0; i < refs->count; i++)
@@ -1826,7 +1279,9 @@ static int user_struct_copy(void *dst, size_t dst_size, size_t min_size,
 	return copy_struct_from_user(dst, dst_size, src, size);
 }
 
-static int user_reg_check(const struct user_reg *reg)
+/* The user_reg's flags and enable word, checked in ABI order, into @w */
+static int user_reg_check(const struct user_reg *reg,
+			  struct user_event_word *w)
 {
 	if (reg->flags & ~(USER_EVENT_REG_MAX - 1))
 		return -EINVAL;
@@ -1837,26 +1292,15 @@ static int user_reg_check(const struct user_reg *reg)
 		return -EINVAL;
 	if (reg->enable_bit >= reg->enable_size * BITS_PER_BYTE)
 		return -EINVAL;
-	if (reg->enable_addr != (unsigned long)reg->enable_addr ||
-	    !access_ok(u64_to_user_ptr(reg->enable_addr), reg->enable_size))
+	if (reg->enable_addr != (unsigned long)reg->enable_addr)
 		return -EFAULT;
+	/* Stored and compared untagged: one word has one name */
+	w->addr = untagged_addr((unsigned long)reg->enable_addr);
+	if (!access_ok((void __user *)w->addr, reg->enable_size))
+		return -EFAULT;
+	w->bit = reg->enable_bit;
+	w->size = reg->enable_size;
 	return 0;
-}
-
-/* Whether current's mm registered this bit of memory already */
-static bool user_reg_in_use(const struct user_reg *reg)
-{
-	struct user_event_mm *uemm;
-	bool used = false;
-
-	mutex_lock(&user_event_mm_mutex);
-	uemm = user_event_mm_current(false);
-	if (uemm)
-		used = user_event_enabler_find(uemm, reg->enable_addr,
-					       reg->enable_bit,
-					       reg->enable_size, false);
-	mutex_unlock(&user_event_mm_mutex);
-	return used;
 }
 
 /* Read and parse the command; errors go to error_log */
@@ -1894,136 +1338,105 @@ static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
 	return ret;
 }
 
-/* Fault in the enable word of current for writing; no lock held */
-static int user_reg_fault_in(const struct user_event_enabler *e)
-{
-	struct mm_struct *mm = current->mm;
-	bool unlocked = false;
-	unsigned long waddr;
-	unsigned int wbit;
-	int ret;
+/**
+ * struct user_reg_index - the write index a registration hands out
+ * @uf:		the file
+ * @ue:		the event (the caller holds a reference)
+ * @refs:	the file's index array when the registration started
+ * @grown:	a larger copy of it to publish, or NULL
+ * @idx:	the index: an existing one of @ue, or @count
+ * @count:	indexes in @refs
+ */
+struct user_reg_index {
+	struct user_event_file	*uf;
+	struct user_event	*ue;
+	struct user_event_refs	*refs;
+	struct user_event_refs	*grown;
+	u32			idx;
+	u32			count;
+};
 
-	user_event_word(e, &waddr, &wbit);
-	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE, &unlocked);
-	mmap_read_unlock(mm);
-	return ret == -ENOMEM || ret == -EINTR ? ret : ret ? -EFAULT : 0;
+/*
+ * Publish a new write index: called by user_event_enabler_add() once the
+ * registration cannot fail, before the bit is written, so that a thread
+ * that sees the bit set can write at once.  uf->lock held; no sleeping.
+ */
+static void user_reg_publish(void *arg)
+{
+	struct user_reg_index *ri = arg;
+	struct user_event_refs *refs = ri->refs;
+
+	if (ri->idx < ri->count)
+		return;
+
+	refcount_inc(&ri->ue->refs);
+	if (ri->grown) {
+		ri->grown->events[ri->idx] = ri->ue;
+		ri->grown->count = ri->count + 1;
+		rcu_assign_pointer(ri->uf->refs, ri->grown);
+		ri->grown = NULL;
+		if (refs)
+			kfree_rcu(refs, rcu);
+	} else {
+		refs->events[ri->idx] = ri->ue;
+		/* The slot is written before a writer can see the index */
+		smp_store_release(&refs->count, ri->count + 1);
+	}
 }
 
 /*
- * Record an enabler for current's mm and write its bit; it takes a
- * reference on @ue.  The word is faulted in first, without locks; if it
- * is gone again when written (a page that another thread's fork made
- * copy-on-write is copied at once), try again, then fail with EFAULT.
+ * Register @w for @ue and hand out @ue's write index of @uf, storing it
+ * in the user_reg last; uf->lock held
  */
-static int user_reg_enabler_add(struct user_event_file *uf,
-				struct user_event *ue,
-				const struct user_reg *reg)
-{
-	struct user_event_enabler *e;
-	struct user_event_mm *uemm;
-	int ret = 0, tries;
-
-	e = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
-	if (!e)
-		return -ENOMEM;
-
-	e->event = ue;
-	e->file = uf;
-	e->addr = reg->enable_addr;
-	e->bit = reg->enable_bit;
-	e->size = reg->enable_size;
-
-	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		ret = user_reg_fault_in(e);
-		if (ret)
-			break;
-
-		mutex_lock(&user_event_mm_mutex);
-		uemm = user_event_mm_current(true);
-		if (!uemm) {
-			ret = -ENOMEM;
-		} else if (user_event_enabler_find(uemm, e->addr, e->bit,
-						   e->size, false)) {
-			ret = -EADDRINUSE;
-		} else {
-			e->uemm = uemm;
-			ret = user_event_enabler_write(e, ue->status);
-			/* A fork since the fault-in made the page COW again */
-			if (ret == -EFAULT && user_event_word_fault_now(e))
-				ret = user_event_enabler_write(e, ue->status);
-			if (!ret) {
-				atomic_inc(&ue->refs);
-				user_event_enabler_link(e);
-			}
-		}
-		mutex_unlock(&user_event_mm_mutex);
-
-		if (ret != -EFAULT && ret != -ESRCH)
-			break;
-		ret = -EFAULT;
-	}
-
-	if (ret)
-		kmem_cache_free(user_event_enabler_cache, e);
-	return ret;
-}
-
-/* Hand out @ue's write index of @uf with an enabler; uf->lock held */
 static int user_reg_file_add(struct user_event_file *uf,
-			     struct user_event *ue, const struct user_reg *reg,
+			     struct user_event *ue,
+			     const struct user_event_word *w,
 			     struct user_reg __user *ureg)
 {
-	struct user_event_refs *refs, *grown = NULL;
-	u32 idx, count, size;
+	struct user_reg_index ri = { .uf = uf, .ue = ue };
+	u32 size, old;
 	int ret;
 
 	lockdep_assert_held(&uf->lock);
 
-	refs = rcu_dereference_protected(uf->refs, lockdep_is_held(&uf->lock));
-	count = refs ? refs->count : 0;
-	for (idx = 0; idx < count; idx++)
-		if (refs->events[idx] == ue)
+	ri.refs = rcu_dereference_protected(uf->refs,
+					    lockdep_is_held(&uf->lock));
+	ri.count = ri.refs ? ri.refs->count : 0;
+	for (ri.idx = 0; ri.idx < ri.count; ri.idx++)
+		if (ri.refs->events[ri.idx] == ue)
 			break;
 
-	if (idx == count && (!refs || count == refs->size)) {
-		size = refs ? 2 * refs->size : 4;
-		grown = kmalloc(struct_size(grown, events, size),
-				GFP_KERNEL_ACCOUNT);
-		if (!grown)
+	if (ri.idx == ri.count && (!ri.refs || ri.count == ri.refs->size)) {
+		size = ri.refs ? 2 * ri.refs->size : 4;
+		ri.grown = kmalloc(struct_size(ri.grown, events, size),
+				   GFP_KERNEL_ACCOUNT);
+		if (!ri.grown)
 			return -ENOMEM;
-		grown->size = size;
-		grown->count = count;
-		if (count)
-			memcpy(grown->events, refs->events,
-			       count * sizeof(*refs->events));
+		ri.grown->size = size;
+		ri.grown->count = ri.count;
+		if (ri.count)
+			memcpy(ri.grown->events, ri.refs->events,
+			       ri.count * sizeof(*ri.refs->events));
 	}
 
-	if (put_user(idx, &ureg->write_index)) {
+	/* That write_index can be stored, without storing it yet */
+	if (get_user(old, &ureg->write_index) ||
+	    put_user(old, &ureg->write_index)) {
 		ret = -EFAULT;
-		goto err;
+		goto out;
 	}
 
-	ret = user_reg_enabler_add(uf, ue, reg);
-	if (ret || idx < count)
-		goto err;
+	ret = user_event_enabler_add(&ue->bits, w, user_reg_publish, &ri);
+	if (ret)
+		goto out;
 
-	/* A new index: fill its slot, then publish it */
-	atomic_inc(&ue->refs);
-	if (grown) {
-		grown->events[idx] = ue;
-		grown->count = count + 1;
-		rcu_assign_pointer(uf->refs, grown);
-		if (refs)
-			kfree_rcu(refs, rcu);
-	} else {
-		refs->events[idx] = ue;
-		/* The slot is written before a writer can see the index */
-		smp_store_release(&refs->count, count + 1);
+	/* Unmapped meanwhile: the registration goes, the index stays */
+	if (put_user(ri.idx, &ureg->write_index)) {
+		user_event_enabler_remove(w->addr, w->bit);
+		ret = -EFAULT;
 	}
-	return 0;
-err:
-	kfree(grown);
+out:
+	kfree(ri.grown);
 	return ret;
 }
 
@@ -2031,6 +1444,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 				  struct user_reg __user *ureg)
 {
 	struct user_event_format *fmt;
+	struct user_event_word w;
 	struct user_event *ue;
 	struct user_reg reg;
 	char *cmd;
@@ -2040,10 +1454,10 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 			       offsetofend(struct user_reg, write_index), ureg);
 	if (ret)
 		return ret;
-	ret = user_reg_check(&reg);
+	ret = user_reg_check(&reg, &w);
 	if (ret)
 		return ret;
-	if (user_reg_in_use(&reg))
+	if (user_event_enabler_in_use(&w))
 		return -EADDRINUSE;
 
 	ret = user_reg_parse(reg.name_args, &fmt, &cmd);
@@ -2057,15 +1471,21 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		return -EPERM;
 	}
 
+	/* An old event of the name may still be held by an mm that went */
+	user_event_mm_flush();
 	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
 			    cmd, 0);
-	kfree(cmd);
-	if (IS_ERR(ue))
+	if (IS_ERR(ue)) {
+		kfree(cmd);
 		return PTR_ERR(ue);
+	}
 
 	mutex_lock(&uf->lock);
-	ret = user_reg_file_add(uf, ue, &reg, ureg);
+	ret = user_reg_file_add(uf, ue, &w, ureg);
 	mutex_unlock(&uf->lock);
+	if (ret == -EMFILE)
+		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
+	kfree(cmd);
 
 	/* Persistent only once registered: a failure leaves nothing */
 	if (!ret && (reg.flags & USER_EVENT_REG_PERSIST)) {
@@ -2079,10 +1499,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 
 static long user_events_ioctl_unreg(struct user_unreg __user *uunreg)
 {
-	struct user_event_enabler *e;
-	struct user_event_mm *uemm;
 	struct user_unreg unreg;
-	LIST_HEAD(dead);
 	int ret;
 
 	ret = user_struct_copy(&unreg, sizeof(unreg),
@@ -2092,32 +1509,12 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uunreg)
 		return ret;
 	if (unreg.__reserved || unreg.__reserved2)
 		return -EINVAL;
-
-	mutex_lock(&user_event_mm_mutex);
-	uemm = user_event_mm_current(false);
-	e = uemm ? user_event_enabler_find(uemm, unreg.disable_addr,
-					   unreg.disable_bit, 0, true) : NULL;
-	if (e) {
-		user_event_enabler_unlink(e, &dead);
-		ret = user_event_enabler_write(e, false);
-		if (ret == -EFAULT && user_event_word_fault_now(e))
-			ret = user_event_enabler_write(e, false);
-	}
-	mutex_unlock(&user_event_mm_mutex);
-	if (!e)
+	if (unreg.disable_addr != (unsigned long)unreg.disable_addr)
 		return -ENOENT;
 
-	/* Not present (swapped out): fault it in, then clear it if free */
-	if (ret == -EFAULT && !user_reg_fault_in(e)) {
-		mutex_lock(&user_event_mm_mutex);
-		if (!user_event_enabler_find(uemm, e->addr, e->bit, e->size,
-					     false))
-			user_event_enabler_write(e, false);
-		mutex_unlock(&user_event_mm_mutex);
-	}
-
-	user_event_enablers_free(&dead);
-	return 0;
+	/* Any file will do: the registration is the caller's mm's */
+	return user_event_enabler_remove(untagged_addr((unsigned long)unreg.disable_addr),
+					 unreg.disable_bit);
 }
 
 static long user_events_ioctl_del(const char __user *uname)
@@ -2130,6 +1527,9 @@ static long user_events_ioctl_del(const char __user *uname)
 	name = strndup_user(uname, USER_EVENT_CMD_MAX);
 	if (IS_ERR(name))
 		return PTR_ERR(name);
+
+	/* An mm that went may still be dropping its references */
+	user_event_mm_flush();
 
 	/* The single-format event of the name and each of its formats */
 	mutex_lock(&event_mutex);
@@ -2200,6 +1600,7 @@ static int user_events_status_show(struct seq_file *m, void *v)
 	struct user_event *ue;
 	int bkt;
 
+	user_event_mm_flush();
 	mutex_lock(&event_mutex);
 	hash_for_each(user_event_table, bkt, ue, node) {
 		status = ue->status;
@@ -2255,17 +1656,13 @@ static int __init user_events_init(void)
 	int ret;
 
 	/*
-	 * Not merged, so that /proc/slabinfo shows what events and
-	 * registrations take.  A user_event is 344 bytes on x86_64: its own
-	 * cache spares it kmalloc-512's rounding.
+	 * Not merged, so that /proc/slabinfo shows what events take.  Its
+	 * own cache spares a user_event kmalloc's rounding.
 	 */
 	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
-	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
-					      SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_cache || !user_event_enabler_cache) {
+	if (!user_event_cache || user_event_mm_init()) {
 		pr_warn("user_events: could not create the slab caches\n");
 		kmem_cache_destroy(user_event_cache);
-		kmem_cache_destroy(user_event_enabler_cache);
 		return -ENOMEM;
 	}
 

@@ -6,6 +6,8 @@
 #ifndef _TRACE_EVENTS_USER_H
 #define _TRACE_EVENTS_USER_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/trace_events.h>
 #include <linux/types.h>
 
@@ -102,6 +104,7 @@ enum user_event_err {
 	USER_EVENT_ERR_NOT_PERMITTED,
 	USER_EVENT_ERR_EVENT_EXISTS,
 	USER_EVENT_ERR_TOO_MANY,
+	USER_EVENT_ERR_TOO_MANY_REGS,
 	USER_EVENT_ERR_NO_EVENT,
 	USER_EVENT_ERR_EVENT_BUSY,
 	USER_EVENT_ERR_MAX,
@@ -135,5 +138,44 @@ int user_event_validate(const struct user_event_format *fmt,
 void user_event_print_fields(struct trace_seq *s,
 			     const struct user_event_format *fmt,
 			     const void *entry, u32 len);
+
+/**
+ * struct user_event_word - the enable word and bit a registration names
+ * @addr:	enable_addr, untagged
+ * @bit:	enable_bit
+ * @size:	enable_size: 4, or 8 on 64-bit kernels
+ */
+struct user_event_word {
+	unsigned long	addr;
+	u8		bit;
+	u8		size;
+};
+
+/**
+ * struct user_event_bits - the enable bits of one event, in every mm
+ * @lock:	serializes toggles with registrations; protects the rest
+ * @enablers:	the registrations of the event (trace_events_user_mm.c)
+ * @on:		the value the bits have: whether anything is attached
+ */
+struct user_event_bits {
+	struct mutex		lock;	/* enablers, on */
+	struct list_head	enablers;
+	bool			on;
+};
+
+/* The per-mm registrations: trace_events_user_mm.c */
+int user_event_mm_init(void);
+void user_event_bits_init(struct user_event_bits *bits);
+void user_event_bits_set(struct user_event_bits *bits, bool on);
+bool user_event_enabler_in_use(const struct user_event_word *w);
+int user_event_enabler_add(struct user_event_bits *bits,
+			   const struct user_event_word *w,
+			   void (*publish)(void *arg), void *arg);
+int user_event_enabler_remove(unsigned long addr, u8 bit);
+void user_event_mm_flush(void);
+
+/* The core's side: a registration's reference on the event of @bits */
+void user_event_bits_get(struct user_event_bits *bits);
+void user_event_bits_put(struct user_event_bits *bits, bool locked);
 
 #endif /* _TRACE_EVENTS_USER_H */

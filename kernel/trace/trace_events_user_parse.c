@@ -51,6 +51,8 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_NOT_PERMITTED] = "Operation not permitted",
 	[USER_EVENT_ERR_EVENT_EXISTS] = "Event exists with other fields",
 	[USER_EVENT_ERR_TOO_MANY] = "Too many events (kernel.user_events_max)",
+	[USER_EVENT_ERR_TOO_MANY_REGS] =
+		"Too many registrations in this process (kernel.user_events_max_enablers)",
 	[USER_EVENT_ERR_NO_EVENT] = "No such event",
 	[USER_EVENT_ERR_EVENT_BUSY] = "Event is busy",
 };
@@ -452,7 +454,7 @@ user_format_alloc(const struct user_word *name,
 		strings += user_tok_type(&toks[i], NULL, 0) + 1 +
 			toks[i].name.len + 1;
 
-	fmt = kzalloc(struct_size(fmt, fields, nr) + strings, GFP_KERNEL);
+	fmt = kzalloc(struct_size(fmt, fields, nr) + strings, GFP_KERNEL_ACCOUNT);
 	if (!fmt)
 		return NULL;
 
@@ -509,7 +511,7 @@ static int user_parse_build(const struct user_word *name, const char *fields,
 	for (i = 0; fields[i]; i++)
 		max += fields[i] == ';';
 
-	toks = kcalloc(max, sizeof(*toks), GFP_KERNEL);
+	toks = kcalloc(max, sizeof(*toks), GFP_KERNEL_ACCOUNT);
 	if (!toks)
 		return -ENOMEM;
 
@@ -838,7 +840,7 @@ static int user_print_fmt_text(const struct user_event_format *fmt,
 char *user_event_print_fmt(const struct user_event_format *fmt)
 {
 	int len = user_print_fmt_text(fmt, NULL, 0) + 1;
-	char *buf = kmalloc(len, GFP_KERNEL);
+	char *buf = kmalloc(len, GFP_KERNEL_ACCOUNT);
 
 	if (buf)
 		user_print_fmt_text(fmt, buf, len);

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user_events: the enable bits of each address space.
+ *
+ * A registration (DIAG_IOCSREG) names a bit in the caller's memory that
+ * the kernel keeps set while anything is attached to the event.  It is an
+ * enabler of the caller's mm, not of the file it was made through nor of
+ * the thread that made it: it lasts until DIAG_IOCSUNREG, or until the mm
+ * goes (__mmput(): the exit of its last user, or execve), and dup_mmap()
+ * copies it into a forked child's mm.  A process that never registered
+ * pays one pointer test per fork and nothing else.
+ *
+ * Locking, outermost first:
+ *   mmap_lock (read)		of the mm whose words are written
+ *   user_event_mm.lock		the mm's enablers; serializes writes of its words
+ *   user_event_bits.lock	an event's enablers and the value of its bits
+ *   user_event_mm.pending_lock	the mm's enablers waiting for its work
+ *
+ * A toggle (user_event_bits_set(), called with event_mutex held) takes an
+ * mm's mmap_lock and lock only with trylock: a word it cannot write at
+ * once (contended, not present, copy-on-write) is handed to the mm's one
+ * work item, the only place that waits for an mm it does not run in.  So
+ * no global lock is held while waiting for a user mm or a page fault, and
+ * a process that keeps its own mmap_lock busy stalls only itself.
+ *
+ * Every word is written with its mm's mmap_lock held for reading, so a
+ * fork (which holds it for writing) sees each registration with its word
+ * either both before or both after a change.
+ */
+#include <linux/highmem.h>
+#include <linux/llist.h>
+#include <linux/mm.h>
+#include <linux/rbtree.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <linux/user_events.h>
+#include <linux/workqueue.h>
+
+#include "trace.h"
+#include "trace_events_user.h"
+
+/* Attempts to fault in a word before giving up until the next toggle */
+#define USER_EVENT_FAULT_TRIES	3
+
+/**
+ * struct user_event_mm - the registrations of one mm
+ * @lock:	serializes changes of @enablers and writes of the mm's words
+ * @enablers:	struct user_event_enabler by word and bit (@lock)
+ * @count:	number of @enablers (@lock)
+ * @mm:		the mm; this lives exactly as long as the mm's users
+ * @pending_lock: protects @pending
+ * @pending:	enablers whose word a toggle could not write at once
+ * @work:	writes the words of @pending, waiting for the mm if need be
+ * @dead:	in user_event_mm_dead once the mm is gone
+ */
+struct user_event_mm {
+	struct mutex		lock;	/* enablers, count, word writes */
+	struct rb_root		enablers;
+	unsigned int		count;
+	struct mm_struct	*mm;
+	spinlock_t		pending_lock;	/* pending */
+	struct list_head	pending;
+	struct work_struct	work;
+	struct llist_node	dead;
+};
+
+/**
+ * struct user_event_enabler - a bit in user memory that mirrors an event
+ * @node:	in user_event_mm.enablers
+ * @event_link:	in user_event_bits.enablers
+ * @pending_link: in user_event_mm.pending, or empty
+ * @bits:	the event's bits (the enabler holds a reference on the event)
+ * @uemm:	the mm it belongs to
+ * @word:	enable_addr (untagged), enable_bit and enable_size
+ * @waddr:	the naturally aligned long that holds the bit
+ * @wbit:	the bit's number in that long
+ */
+struct user_event_enabler {
+	struct rb_node		node;
+	struct list_head	event_link;
+	struct list_head	pending_link;
+	struct user_event_bits	*bits;
+	struct user_event_mm	*uemm;
+	struct user_event_word	word;
+	unsigned long		waddr;
+	unsigned int		wbit;
+};
+
+static struct kmem_cache *user_event_enabler_cache;
+static unsigned int user_events_max_enablers = 65536;
+
+/* mms whose registrations could not be dropped with event_mutex at hand */
+static LLIST_HEAD(user_event_mm_dead);
+static atomic_t user_event_mm_dying = ATOMIC_INIT(0);
+static void user_event_mm_reap(struct work_struct *work);
+static DECLARE_WORK(user_event_mm_reap_work, user_event_mm_reap);
+
+/*
+ * The long-aligned word and bit that hold a registration's bit: set_bit()
+ * works on naturally aligned longs, and a 4-byte word is one half of the
+ * long on 64-bit kernels (which half depends on endianness).
+ */
+static void user_event_word_locate(const struct user_event_word *w,
+				   unsigned long *waddr, unsigned int *wbit)
+{
+	unsigned int bit = w->bit;
+
+	*waddr = ALIGN_DOWN(w->addr, sizeof(long));
+#if BITS_PER_LONG == 64
+	if (w->size == 4 &&
+	    !!(w->addr & 4) != IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+		bit += 32;
+#endif
+	*wbit = bit;
+}
+
+static int user_event_enabler_cmp(unsigned long waddr, unsigned int wbit,
+				  const struct user_event_enabler *e)
+{
+	if (waddr != e->waddr)
+		return waddr < e->waddr ? -1 : 1;
+	if (wbit != e->wbit)
+		return wbit < e->wbit ? -1 : 1;
+	return 0;
+}
+
+/* The enabler of this bit of memory; uemm->lock held */
+static struct user_event_enabler *
+user_event_enabler_at(struct user_event_mm *uemm, unsigned long waddr,
+		      unsigned int wbit)
+{
+	struct rb_node *n = uemm->enablers.rb_node;
+	struct user_event_enabler *e;
+	int cmp;
+
+	while (n) {
+		e = rb_entry(n, struct user_event_enabler, node);
+		cmp = user_event_enabler_cmp(waddr, wbit, e);
+		if (!cmp)
+			return e;
+		n = cmp < 0 ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+/*
+ * The enabler registered as (@addr, @bit), whatever its size: DIAG_IOCSUNREG
+ * names no size, and a registration is unique by address and bit.
+ */
+static struct user_event_enabler *
+user_event_enabler_named(struct user_event_mm *uemm, unsigned long addr,
+			 u8 bit)
+{
+	static const u8 sizes[] = { 4, 8 };
+	struct user_event_word w = { .addr = addr, .bit = bit };
+	struct user_event_enabler *e;
+	unsigned long waddr;
+	unsigned int wbit;
+	int i;
+
+	lockdep_assert_held(&uemm->lock);
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		w.size = sizes[i];
+		if (w.size > sizeof(long) || !IS_ALIGNED(addr, w.size) ||
+		    bit >= w.size * BITS_PER_BYTE)
+			continue;
+		user_event_word_locate(&w, &waddr, &wbit);
+		e = user_event_enabler_at(uemm, waddr, wbit);
+		if (e && e->word.addr == addr && e->word.bit == bit)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether @w clashes with a registration: the same name or the same bit */
+static bool user_event_word_taken(struct user_event_mm *uemm,
+				  const struct user_event_word *w)
+{
+	unsigned long waddr;
+	unsigned int wbit;
+
+	user_event_word_locate(w, &waddr, &wbit);
+	return user_event_enabler_at(uemm, waddr, wbit) ||
+	       user_event_enabler_named(uemm, w->addr, w->bit);
+}
+
+static bool user_event_enabler_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct user_event_enabler *e =
+		rb_entry(a, struct user_event_enabler, node);
+
+	return user_event_enabler_cmp(e->waddr, e->wbit,
+				      rb_entry(b, struct user_event_enabler,
+					       node)) < 0;
+}
+
+static void user_event_enabler_insert(struct user_event_mm *uemm,
+				      struct user_event_enabler *e)
+{
+	rb_add(&e->node, &uemm->enablers, user_event_enabler_less);
+	uemm->count++;
+}
+
+/*
+ * Set or clear the enabler's bit without faulting: pin the page, atomic
+ * bit operation, unpin.  The mm's mmap_lock is held.  -EFAULT: the page
+ * is not present or not writable.
+ */
+static int user_event_word_write(struct user_event_enabler *e, bool on)
+{
+	struct page *page;
+	void *kaddr;
+
+	if (pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
+				  FOLL_WRITE | FOLL_NOFAULT, &page, NULL) != 1)
+		return -EFAULT;
+
+	kaddr = kmap_local_page(page) + offset_in_page(e->waddr);
+	if (on)
+		set_bit(e->wbit, kaddr);
+	else
+		clear_bit(e->wbit, kaddr);
+	kunmap_local(kaddr);
+	unpin_user_pages_dirty_lock(&page, 1, true);
+	return 0;
+}
+
+/* The fault flags for writing the enabler's word */
+static unsigned int user_event_fault_flags(const struct user_event_enabler *e)
+{
+	if (e->uemm->mm == current->mm)
+		return FAULT_FLAG_WRITE;
+	return FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE;
+}
+
+/*
+ * Write the enabler's bit, faulting the page in if it must, a bounded
+ * number of times.  mmap_lock and uemm->lock are held, and kept: the
+ * fault is not allowed to drop mmap_lock (a userfaultfd range then fails
+ * rather than waits).  Only the mm's own tasks and its work come here.
+ */
+static int user_event_word_sync(struct user_event_enabler *e, bool on)
+{
+	struct mm_struct *mm = e->uemm->mm;
+	int tries, ret = -EFAULT;
+
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (!user_event_word_write(e, on))
+			return 0;
+		ret = fixup_user_fault(mm, e->waddr, user_event_fault_flags(e),
+				       NULL);
+		if (ret)
+			break;
+		ret = -EFAULT;
+	}
+	pr_debug_ratelimited("user_events: cannot write the word at %#lx\n",
+			     e->word.addr);
+	return ret;
+}
+
+/*
+ * The mm's work: write the words that toggles left to it.  It may wait
+ * for the mm (its mmap_lock, a page fault); nobody waits for it but the
+ * mm's own tasks.
+ */
+static void user_event_mm_work(struct work_struct *work)
+{
+	struct user_event_mm *uemm =
+		container_of(work, struct user_event_mm, work);
+	struct mm_struct *mm = uemm->mm;
+	struct user_event_enabler *e;
+
+	/* Without users the mm is going, and its registrations with it */
+	if (!mmget_not_zero(mm))
+		return;
+
+	mmap_read_lock(mm);
+	mutex_lock(&uemm->lock);
+	for (;;) {
+		spin_lock(&uemm->pending_lock);
+		e = list_first_entry_or_null(&uemm->pending,
+					     struct user_event_enabler,
+					     pending_link);
+		if (e)
+			list_del_init(&e->pending_link);
+		spin_unlock(&uemm->pending_lock);
+		if (!e)
+			break;
+		/* Pairs with the toggle's update of ->on before queueing */
+		user_event_word_sync(e, READ_ONCE(e->bits->on));
+	}
+	mutex_unlock(&uemm->lock);
+	mmap_read_unlock(mm);
+	/* The last reference must not run __mmput() here: it waits for us */
+	mmput_async(mm);
+}
+
+/* Leave the enabler's word to its mm's work; bits->lock held */
+static void user_event_enabler_defer(struct user_event_enabler *e)
+{
+	struct user_event_mm *uemm = e->uemm;
+
+	spin_lock(&uemm->pending_lock);
+	if (list_empty(&e->pending_link))
+		list_add_tail(&e->pending_link, &uemm->pending);
+	spin_unlock(&uemm->pending_lock);
+	queue_work(system_unbound_wq, &uemm->work);
+}
+
+/*
+ * Write the enabler's bit at once if that needs no waiting; false if it
+ * has to be left to the mm's work.
+ */
+static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
+{
+	struct user_event_mm *uemm = e->uemm;
+	struct mm_struct *mm = uemm->mm;
+	bool done = false;
+
+	/* An mm without users is going: its words need nothing */
+	if (!mmget_not_zero(mm))
+		return true;
+	if (mmap_read_trylock(mm)) {
+		if (mutex_trylock(&uemm->lock)) {
+			done = !user_event_word_write(e, on);
+			mutex_unlock(&uemm->lock);
+		}
+		mmap_read_unlock(mm);
+	}
+	mmput_async(mm);
+	return done;
+}
+
+/**
+ * user_event_bits_init - initialize the enable bits of a new event
+ * @bits:	the event's bits
+ */
+void user_event_bits_init(struct user_event_bits *bits)
+{
+	mutex_init(&bits->lock);
+	INIT_LIST_HEAD(&bits->enablers);
+	bits->on = false;
+}
+
+/**
+ * user_event_bits_set - set or clear every registered bit of an event
+ * @bits:	the event's bits
+ * @on:		whether anything is attached to the event
+ *
+ * Called when the event's status changes, with event_mutex held.  Each
+ * word that can be written without waiting is written before this
+ * returns; the others are left to their mm's work item.
+ */
+void user_event_bits_set(struct user_event_bits *bits, bool on)
+{
+	struct user_event_enabler *e;
+
+	mutex_lock(&bits->lock);
+	if (bits->on != on) {
+		WRITE_ONCE(bits->on, on);
+		list_for_each_entry(e, &bits->enablers, event_link)
+			if (!user_event_enabler_try(e, on))
+				user_event_enabler_defer(e);
+	}
+	mutex_unlock(&bits->lock);
+}
+
+static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm;
+
+	uemm = kzalloc(sizeof(*uemm), GFP_KERNEL_ACCOUNT);
+	if (!uemm)
+		return NULL;
+
+	mutex_init(&uemm->lock);
+	uemm->enablers = RB_ROOT;
+	uemm->mm = mm;
+	spin_lock_init(&uemm->pending_lock);
+	INIT_LIST_HEAD(&uemm->pending);
+	INIT_WORK(&uemm->work, user_event_mm_work);
+	return uemm;
+}
+
+/* The registrations of current's mm, made on first use */
+static struct user_event_mm *user_event_mm_current(bool create)
+{
+	struct mm_struct *mm = current->mm;
+	struct user_event_mm *uemm, *old;
+
+	if (!mm)
+		return NULL;
+	/* Pairs with the cmpxchg_release() below */
+	uemm = smp_load_acquire(&mm->user_event_mm);
+	if (uemm || !create)
+		return uemm;
+
+	uemm = user_event_mm_alloc(mm);
+	if (!uemm)
+		return NULL;
+	old = cmpxchg_release(&mm->user_event_mm, NULL, uemm);
+	if (old) {
+		kfree(uemm);
+		return old;
+	}
+	return uemm;
+}
+
+/* Take the enabler off its event; uemm->lock held */
+static void user_event_enabler_unlink(struct user_event_enabler *e)
+{
+	struct user_event_mm *uemm = e->uemm;
+
+	mutex_lock(&e->bits->lock);
+	list_del(&e->event_link);
+	mutex_unlock(&e->bits->lock);
+
+	spin_lock(&uemm->pending_lock);
+	list_del_init(&e->pending_link);
+	spin_unlock(&uemm->pending_lock);
+}
+
+static void user_event_enabler_free(struct user_event_enabler *e, bool locked)
+{
+	user_event_bits_put(e->bits, locked);
+	kmem_cache_free(user_event_enabler_cache, e);
+}
+
+/**
+ * user_event_enabler_in_use - whether current's mm registered a word
+ * @w:		the word and bit a DIAG_IOCSREG names
+ *
+ * Return: true if @w has the address and bit of a registration of the
+ * caller's mm, or is the same bit of memory as one.
+ */
+bool user_event_enabler_in_use(const struct user_event_word *w)
+{
+	struct user_event_mm *uemm = user_event_mm_current(false);
+	bool used;
+
+	if (!uemm)
+		return false;
+	mutex_lock(&uemm->lock);
+	used = user_event_word_taken(uemm, w);
+	mutex_unlock(&uemm->lock);
+	return used;
+}
+
+/*
+ * Link the new enabler: into its mm, then its event, taking the bit's
+ * value there, and write the bit into the pinned page.  @publish runs
+ * first, so that whatever it makes usable is usable before the bit can
+ * be seen set.  mmap_lock and uemm->lock held.
+ */
+static void user_event_enabler_link(struct user_event_enabler *e,
+				    struct page *page,
+				    void (*publish)(void *arg), void *arg)
+{
+	struct user_event_bits *bits = e->bits;
+	void *kaddr;
+	bool on;
+
+	user_event_enabler_insert(e->uemm, e);
+	publish(arg);
+
+	user_event_bits_get(bits);
+	mutex_lock(&bits->lock);
+	list_add_tail(&e->event_link, &bits->enablers);
+	on = bits->on;
+	mutex_unlock(&bits->lock);
+
+	/* A toggle since then found uemm->lock taken: the work follows */
+	kaddr = kmap_local_page(page) + offset_in_page(e->waddr);
+	/* What @publish made usable is seen before the bit */
+	smp_mb__before_atomic();
+	if (on)
+		set_bit(e->wbit, kaddr);
+	else
+		clear_bit(e->wbit, kaddr);
+	kunmap_local(kaddr);
+}
+
+/**
+ * user_event_enabler_add - register a bit of current's memory for an event
+ * @bits:	the event's bits
+ * @w:		the word and bit (address untagged, size and bit checked)
+ * @publish:	called once the registration cannot fail any more, before
+ *		the bit is written; it must not sleep
+ * @arg:	its argument
+ *
+ * The word is faulted in for writing first.  The registration takes a
+ * reference on the event.
+ *
+ * Return: 0; -EADDRINUSE if the caller's mm registered the word and bit
+ * (or that bit of memory) already; -EMFILE past
+ * kernel.user_events_max_enablers; -EFAULT if the word cannot be made
+ * writable; -ENOMEM; -EINTR.
+ */
+int user_event_enabler_add(struct user_event_bits *bits,
+			   const struct user_event_word *w,
+			   void (*publish)(void *arg), void *arg)
+{
+	struct user_event_enabler *e;
+	struct user_event_mm *uemm;
+	struct mm_struct *mm;
+	struct page *page;
+	bool unlocked;
+	int ret = 0, tries;
+
+	uemm = user_event_mm_current(true);
+	if (!uemm)
+		return -ENOMEM;
+	mm = uemm->mm;
+
+	e = kmem_cache_zalloc(user_event_enabler_cache, GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	e->bits = bits;
+	e->uemm = uemm;
+	e->word = *w;
+	user_event_word_locate(w, &e->waddr, &e->wbit);
+	INIT_LIST_HEAD(&e->pending_link);
+
+	/* Reclaim may take the page again between the fault and the pin */
+	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
+		if (mmap_read_lock_killable(mm)) {
+			ret = -EINTR;
+			break;
+		}
+		unlocked = false;
+		ret = fixup_user_fault(mm, e->waddr, FAULT_FLAG_WRITE,
+				       &unlocked);
+		if (ret) {
+			mmap_read_unlock(mm);
+			if (ret != -ENOMEM && ret != -EINTR)
+				ret = -EFAULT;
+			break;
+		}
+
+		mutex_lock(&uemm->lock);
+		if (user_event_word_taken(uemm, w))
+			ret = -EADDRINUSE;
+		else if (uemm->count >= READ_ONCE(user_events_max_enablers))
+			ret = -EMFILE;
+		else if (pin_user_pages_remote(mm, e->waddr, 1,
+					       FOLL_WRITE | FOLL_NOFAULT,
+					       &page, NULL) != 1)
+			ret = -EFAULT;
+		if (!ret) {
+			user_event_enabler_link(e, page, publish, arg);
+			unpin_user_pages_dirty_lock(&page, 1, true);
+		}
+		mutex_unlock(&uemm->lock);
+		mmap_read_unlock(mm);
+		if (ret != -EFAULT)
+			break;
+	}
+
+	if (ret)
+		kmem_cache_free(user_event_enabler_cache, e);
+	return ret;
+}
+
+/**
+ * user_event_enabler_remove - DIAG_IOCSUNREG of a bit of current's memory
+ * @addr:	disable_addr (untagged)
+ * @bit:	disable_bit
+ *
+ * Clears the bit (faulting its page in if it must) and drops the
+ * registration and its reference on the event.  The bit is not touched
+ * again.  A word that can no longer be written is left as it is.
+ *
+ * Return: 0, or -ENOENT if the caller's mm has no such registration.
+ */
+int user_event_enabler_remove(unsigned long addr, u8 bit)
+{
+	struct user_event_mm *uemm = user_event_mm_current(false);
+	struct user_event_enabler *e;
+
+	if (!uemm)
+		return -ENOENT;
+
+	mmap_read_lock(uemm->mm);
+	mutex_lock(&uemm->lock);
+	e = user_event_enabler_named(uemm, addr, bit);
+	if (e) {
+		rb_erase(&e->node, &uemm->enablers);
+		uemm->count--;
+		user_event_enabler_unlink(e);
+		user_event_word_sync(e, false);
+	}
+	mutex_unlock(&uemm->lock);
+	mmap_read_unlock(uemm->mm);
+
+	if (!e)
+		return -ENOENT;
+	user_event_enabler_free(e, false);
+	return 0;
+}
+
+/*
+ * Make the enable pages of both mms writable again after the fork write-
+ * protected them for copy-on-write, so that the next toggle writes their
+ * words at once instead of leaving them to the work.  The parent's fault
+ * copies the page (charged to the parent); the child's then finds its page
+ * exclusive and only makes it writable.  Both mmap_locks held.
+ */
+static void user_event_mm_unshare(struct user_event_mm *uemm,
+				  struct mm_struct *oldmm)
+{
+	unsigned long page, last = -1UL;
+	struct user_event_enabler *e;
+	struct rb_node *n;
+
+	for (n = rb_first(&uemm->enablers); n; n = rb_next(n)) {
+		e = rb_entry(n, struct user_event_enabler, node);
+		page = e->waddr & PAGE_MASK;
+		if (page == last)
+			continue;
+		last = page;
+		if (!fixup_user_fault(oldmm, e->waddr, FAULT_FLAG_WRITE, NULL))
+			fixup_user_fault(uemm->mm, e->waddr,
+					 FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+					 NULL);
+	}
+}
+
+/**
+ * __user_events_fork - copy the registrations of a forking process
+ * @mm:		the child's new mm, its memory copied
+ * @oldmm:	the parent's mm, which has registrations
+ *
+ * Called by dup_mmap() with both mms' mmap_lock held for writing: no
+ * word of @oldmm can change meanwhile, so each copy starts with the
+ * child's copy of the word right.  A word a toggle left to @oldmm's work
+ * is left to the child's too.
+ *
+ * Return: 0, or -ENOMEM: the fork then fails, and __mmput() of @mm drops
+ * the copies made so far.  A child never has a bit set without the
+ * registration that keeps it.
+ */
+int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm), *uemm;
+	struct user_event_enabler *e, *copy;
+	bool pending = false;
+	struct rb_node *n;
+	int ret = 0;
+
+	mutex_lock(&old->lock);
+	if (!old->count)
+		goto out;
+
+	uemm = user_event_mm_alloc(mm);
+	if (!uemm) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mm->user_event_mm = uemm;
+
+	for (n = rb_first(&old->enablers); n; n = rb_next(n)) {
+		e = rb_entry(n, struct user_event_enabler, node);
+		copy = kmem_cache_alloc(user_event_enabler_cache,
+					GFP_KERNEL_ACCOUNT);
+		if (!copy) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		*copy = *e;
+		copy->uemm = uemm;
+		INIT_LIST_HEAD(&copy->pending_link);
+		user_event_enabler_insert(uemm, copy);
+
+		/* @e holds a reference on the event: this is not the first */
+		user_event_bits_get(copy->bits);
+		mutex_lock(&e->bits->lock);
+		list_add_tail(&copy->event_link, &e->bits->enablers);
+		if (!list_empty(&e->pending_link)) {
+			spin_lock(&uemm->pending_lock);
+			list_add_tail(&copy->pending_link, &uemm->pending);
+			spin_unlock(&uemm->pending_lock);
+			pending = true;
+		}
+		mutex_unlock(&e->bits->lock);
+	}
+
+	user_event_mm_unshare(uemm, oldmm);
+	/* It waits for the mmap_lock the fork holds */
+	if (pending)
+		queue_work(system_unbound_wq, &uemm->work);
+out:
+	mutex_unlock(&old->lock);
+	return ret;
+}
+
+/* Drop the enablers of a gone mm and free it; event_mutex held if @locked */
+static void user_event_mm_free(struct user_event_mm *uemm, bool locked)
+{
+	struct user_event_enabler *e, *tmp;
+
+	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node)
+		user_event_enabler_free(e, locked);
+	kfree(uemm);
+}
+
+static void user_event_mm_reap(struct work_struct *work)
+{
+	struct user_event_mm *uemm, *tmp;
+	struct llist_node *dead;
+
+	dead = llist_del_all(&user_event_mm_dead);
+	llist_for_each_entry_safe(uemm, tmp, dead, dead) {
+		user_event_mm_free(uemm, false);
+		atomic_dec(&user_event_mm_dying);
+	}
+}
+
+/**
+ * user_event_mm_flush - finish dropping the registrations of gone mms
+ *
+ * An mm that went while event_mutex was taken (__mmput() can run with it
+ * held) left its references to be dropped by a work item.  Whoever is
+ * about to look at events' references waits for that first, so that the
+ * exit of a registrant is complete once its parent has reaped it.
+ * Must not be called with event_mutex held.
+ */
+void user_event_mm_flush(void)
+{
+	if (atomic_read(&user_event_mm_dying))
+		flush_work(&user_event_mm_reap_work);
+}
+
+/**
+ * __user_events_mm_exit - drop the registrations of an mm that goes
+ * @mm:		the mm, in __mmput(): it has no users left
+ *
+ * Nothing is written: the memory goes too.
+ */
+void __user_events_mm_exit(struct mm_struct *mm)
+{
+	struct user_event_mm *uemm = mm->user_event_mm;
+	struct user_event_enabler *e;
+	struct rb_node *n;
+
+	mm->user_event_mm = NULL;
+
+	mutex_lock(&uemm->lock);
+	for (n = rb_first(&uemm->enablers); n; n = rb_next(n)) {
+		e = rb_entry(n, struct user_event_enabler, node);
+		user_event_enabler_unlink(e);
+	}
+	mutex_unlock(&uemm->lock);
+	/* No toggle can reach the mm now; its work may still be running */
+	cancel_work_sync(&uemm->work);
+
+	/*
+	 * A reference may be the event's last, which deletes it under
+	 * event_mutex.  __mmput() can run with event_mutex held (uprobes
+	 * drop mm references while registering): never wait for it here.
+	 */
+	if (mutex_trylock(&event_mutex)) {
+		user_event_mm_free(uemm, true);
+		mutex_unlock(&event_mutex);
+	} else {
+		atomic_inc(&user_event_mm_dying);
+		llist_add(&uemm->dead, &user_event_mm_dead);
+		schedule_work(&user_event_mm_reap_work);
+	}
+}
+
+static struct ctl_table user_event_mm_sysctls[] = {
+	{
+		.procname	= "user_events_max_enablers",
+		.data		= &user_events_max_enablers,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+};
+
+/**
+ * user_event_mm_init - set up the per-mm registrations
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int __init user_event_mm_init(void)
+{
+	/* Not merged, so that /proc/slabinfo shows what registrations take */
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
+					      SLAB_ACCOUNT | SLAB_NO_MERGE);
+	if (!user_event_enabler_cache)
+		return -ENOMEM;
+	register_sysctl_init("kernel", user_event_mm_sysctls);
+	return 0;
+}
