@@ -411,6 +411,19 @@ void user_event_bits_put(struct user_event_bits *bits, bool locked)
 		user_event_put(ue);
 }
 
+/**
+ * user_event_bits_put_unless_last - drop a reference that is not the last
+ * @bits:	the event's bits
+ *
+ * Return: true if it was dropped; false if it is the event's last, which
+ * must be dropped with user_event_bits_put().
+ */
+bool user_event_bits_put_unless_last(struct user_event_bits *bits)
+{
+	return refcount_dec_not_one(&container_of(bits, struct user_event,
+						  bits)->refs);
+}
+
 /* A non-persistent event that nothing refers to or uses: due for deletion */
 static bool user_event_unused(struct user_event *ue)
 {
@@ -625,7 +638,7 @@ static void user_event_status_update(struct user_event *ue)
 	unsigned int status = user_event_status_of(ue);
 
 	WRITE_ONCE(ue->status, status);
-	user_event_bits_set(&ue->bits, status);
+	user_event_bits_set(&ue->bits, status != 0);
 }
 
 /* class->reg: ftrace and perf attach and detach here (event_mutex held) */

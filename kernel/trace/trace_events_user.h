@@ -177,5 +177,6 @@ void user_event_mm_flush(void);
 /* The core's side: a registration's reference on the event of @bits */
 void user_event_bits_get(struct user_event_bits *bits);
 void user_event_bits_put(struct user_event_bits *bits, bool locked);
+bool user_event_bits_put_unless_last(struct user_event_bits *bits);
 
 #endif /* _TRACE_EVENTS_USER_H */

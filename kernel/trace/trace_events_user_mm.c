@@ -17,11 +17,15 @@
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
  *
  * A toggle (user_event_bits_set(), called with event_mutex held) takes an
- * mm's mmap_lock and lock only with trylock: a word it cannot write at
- * once (contended, not present, copy-on-write) is handed to the mm's one
- * work item, the only place that waits for an mm it does not run in.  So
- * no global lock is held while waiting for a user mm or a page fault, and
- * a process that keeps its own mmap_lock busy stalls only itself.
+ * mm's mmap_lock, its lock and the word's folio lock only with trylock,
+ * and never faults: a word it cannot write at once (contended, not
+ * present, copy-on-write) is handed to the mm's one work item.  The work
+ * waits for nothing either: it trylocks too, faults only what needs no
+ * waiting (FOLL_NOWAIT starts I/O and returns) and tries again later, a
+ * bounded number of times.  Only the mm's own tasks (DIAG_IOCSREG,
+ * DIAG_IOCSUNREG, fork) ever wait for their mm.  So no global lock is
+ * held while waiting for a user mm, no worker is parked by one, and a
+ * process that keeps its own mmap_lock busy stalls only itself.
  *
  * Every word is written with its mm's mmap_lock held for reading, so a
  * fork (which holds it for writing) sees each registration with its word
@@ -30,6 +34,7 @@
 #include <linux/highmem.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/rbtree.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -43,26 +48,34 @@
 /* Attempts to fault in a word before giving up until the next toggle */
 #define USER_EVENT_FAULT_TRIES	3
 
+/* Runs of an mm's work after a toggle: 1, 2, 4 ... 1024 ms apart, then 1 s */
+#define USER_EVENT_WORK_TRIES	30
+#define USER_EVENT_WORK_MAX_MS	1000
+
 /**
  * struct user_event_mm - the registrations of one mm
  * @lock:	serializes changes of @enablers and writes of the mm's words
  * @enablers:	struct user_event_enabler by word and bit (@lock)
  * @count:	number of @enablers (@lock)
  * @mm:		the mm; this lives exactly as long as the mm's users
- * @pending_lock: protects @pending
+ * @pending_lock: protects @pending and @tries
  * @pending:	enablers whose word a toggle could not write at once
- * @work:	writes the words of @pending, waiting for the mm if need be
+ * @tries:	runs of @work since a toggle last left it a word
+ * @work:	writes the words of @pending when it can without waiting
  * @dead:	in user_event_mm_dead once the mm is gone
+ * @gone:	then its enablers that hold an event's last reference
  */
 struct user_event_mm {
 	struct mutex		lock;	/* enablers, count, word writes */
 	struct rb_root		enablers;
 	unsigned int		count;
 	struct mm_struct	*mm;
-	spinlock_t		pending_lock;	/* pending */
+	spinlock_t		pending_lock;	/* pending, tries */
 	struct list_head	pending;
-	struct work_struct	work;
+	unsigned int		tries;
+	struct delayed_work	work;
 	struct llist_node	dead;
+	struct list_head	gone;
 };
 
 /**
@@ -88,6 +101,8 @@ struct user_event_enabler {
 };
 
 static struct kmem_cache *user_event_enabler_cache;
+/* The mms' work items: none ever waits for its mm, so none holds a worker */
+static struct workqueue_struct *user_event_mm_wq;
 static unsigned int user_events_max_enablers = 65536;
 
 /* mms whose registrations could not be dropped with event_mutex at hand */
@@ -203,27 +218,49 @@ static void user_event_enabler_insert(struct user_event_mm *uemm,
 	uemm->count++;
 }
 
-/*
- * Set or clear the enabler's bit without faulting: pin the page, atomic
- * bit operation, unpin.  The mm's mmap_lock is held.  -EFAULT: the page
- * is not present or not writable.
- */
-static int user_event_word_write(struct user_event_enabler *e, bool on)
+/* Set or clear the enabler's bit in its pinned page, the folio locked */
+static void user_event_page_write(struct user_event_enabler *e,
+				  struct page *page, bool on)
 {
-	struct page *page;
-	void *kaddr;
+	void *kaddr = kmap_local_page(page) + offset_in_page(e->waddr);
 
-	if (pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
-				  FOLL_WRITE | FOLL_NOFAULT, &page, NULL) != 1)
-		return -EFAULT;
-
-	kaddr = kmap_local_page(page) + offset_in_page(e->waddr);
 	if (on)
 		set_bit(e->wbit, kaddr);
 	else
 		clear_bit(e->wbit, kaddr);
 	kunmap_local(kaddr);
-	unpin_user_pages_dirty_lock(&page, 1, true);
+	folio_mark_dirty(page_folio(page));
+}
+
+/*
+ * Set or clear the enabler's bit: pin the page (@gup: FOLL_NOFAULT, or
+ * FOLL_NOWAIT to fault what needs no waiting), atomic bit operation,
+ * unpin.  The mm's mmap_lock is held.  With @wait false the folio lock
+ * is only tried (a file page's lock can be held across I/O).  -EFAULT:
+ * the page is not present or not writable; -EAGAIN: it would wait.
+ */
+static int user_event_word_write(struct user_event_enabler *e, bool on,
+				 unsigned int gup, bool wait)
+{
+	struct folio *folio;
+	struct page *page;
+	long ret;
+
+	ret = pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
+				    FOLL_WRITE | gup, &page, NULL);
+	if (ret != 1)
+		return ret == -EBUSY || !ret ? -EAGAIN : -EFAULT;
+
+	folio = page_folio(page);
+	if (wait) {
+		folio_lock(folio);
+	} else if (!folio_trylock(folio)) {
+		unpin_user_page(page);
+		return -EAGAIN;
+	}
+	user_event_page_write(e, page, on);
+	folio_unlock(folio);
+	unpin_user_page(page);
 	return 0;
 }
 
@@ -247,7 +284,7 @@ static int user_event_word_sync(struct user_event_enabler *e, bool on)
 	int tries, ret = -EFAULT;
 
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		if (!user_event_word_write(e, on))
+		if (!user_event_word_write(e, on, FOLL_NOFAULT, true))
 			return 0;
 		ret = fixup_user_fault(mm, e->waddr, user_event_fault_flags(e),
 				       NULL);
@@ -261,24 +298,37 @@ static int user_event_word_sync(struct user_event_enabler *e, bool on)
 }
 
 /*
- * The mm's work: write the words that toggles left to it.  It may wait
- * for the mm (its mmap_lock, a page fault); nobody waits for it but the
- * mm's own tasks.
+ * Whether the work may fault the word in: not through a shared mapping
+ * whose write fault calls ->page_mkwrite(), which can wait for I/O (a
+ * FUSE file's writeback) whatever FOLL_NOWAIT says.  mmap_lock held.
  */
-static void user_event_mm_work(struct work_struct *work)
+static bool user_event_word_faultable(struct user_event_enabler *e)
 {
-	struct user_event_mm *uemm =
-		container_of(work, struct user_event_mm, work);
-	struct mm_struct *mm = uemm->mm;
+	struct vm_area_struct *vma = vma_lookup(e->uemm->mm, e->waddr);
+
+	return vma && (!(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
+		       !vma->vm_ops->page_mkwrite);
+}
+
+/*
+ * Write the words of the mm's pending enablers that can be written
+ * without waiting; the others stay pending.  Each is taken off the list
+ * before its bit's value is read, so that a toggle meanwhile queues it
+ * again.  mmap_lock and uemm->lock held.  True if some stay.
+ */
+static bool user_event_mm_write_pending(struct user_event_mm *uemm)
+{
 	struct user_event_enabler *e;
+	unsigned int n = 0, gup;
+	bool left;
+	int ret;
 
-	/* Without users the mm is going, and its registrations with it */
-	if (!mmget_not_zero(mm))
-		return;
+	spin_lock(&uemm->pending_lock);
+	list_for_each_entry(e, &uemm->pending, pending_link)
+		n++;
+	spin_unlock(&uemm->pending_lock);
 
-	mmap_read_lock(mm);
-	mutex_lock(&uemm->lock);
-	for (;;) {
+	while (n--) {
 		spin_lock(&uemm->pending_lock);
 		e = list_first_entry_or_null(&uemm->pending,
 					     struct user_event_enabler,
@@ -288,16 +338,83 @@ static void user_event_mm_work(struct work_struct *work)
 		spin_unlock(&uemm->pending_lock);
 		if (!e)
 			break;
+
+		gup = user_event_word_faultable(e) ? FOLL_NOWAIT : FOLL_NOFAULT;
 		/* Pairs with the toggle's update of ->on before queueing */
-		user_event_word_sync(e, READ_ONCE(e->bits->on));
+		ret = user_event_word_write(e, READ_ONCE(e->bits->on), gup,
+					    false);
+		if (ret == -EAGAIN) {
+			spin_lock(&uemm->pending_lock);
+			if (list_empty(&e->pending_link))
+				list_add_tail(&e->pending_link,
+					      &uemm->pending);
+			spin_unlock(&uemm->pending_lock);
+		} else if (ret) {
+			pr_debug_ratelimited("user_events: cannot write the word at %#lx\n",
+					     e->word.addr);
+		}
 	}
-	mutex_unlock(&uemm->lock);
-	mmap_read_unlock(mm);
-	/* The last reference must not run __mmput() here: it waits for us */
-	mmput_async(mm);
+
+	spin_lock(&uemm->pending_lock);
+	left = !list_empty(&uemm->pending);
+	spin_unlock(&uemm->pending_lock);
+	return left;
 }
 
-/* Leave the enabler's word to its mm's work; bits->lock held */
+/* Run the mm's work again later, unless it tried often enough */
+static void user_event_mm_retry(struct user_event_mm *uemm)
+{
+	struct user_event_enabler *e, *tmp;
+	unsigned int tries, ms;
+
+	spin_lock(&uemm->pending_lock);
+	tries = uemm->tries++;
+	if (tries >= USER_EVENT_WORK_TRIES)
+		list_for_each_entry_safe(e, tmp, &uemm->pending, pending_link)
+			list_del_init(&e->pending_link);
+	spin_unlock(&uemm->pending_lock);
+
+	if (tries >= USER_EVENT_WORK_TRIES) {
+		pr_debug_ratelimited("user_events: giving up on words of mm %p\n",
+				     uemm->mm);
+		return;
+	}
+	ms = min(1U << min(tries, 10U), USER_EVENT_WORK_MAX_MS);
+	queue_delayed_work(user_event_mm_wq, &uemm->work,
+			   msecs_to_jiffies(ms));
+}
+
+/*
+ * The mm's work: write the words that toggles left to it.  It waits for
+ * nothing (the mm's locks, a fault, a folio lock): whatever would wait is
+ * tried again later.
+ */
+static void user_event_mm_work(struct work_struct *work)
+{
+	struct user_event_mm *uemm =
+		container_of(to_delayed_work(work), struct user_event_mm, work);
+	struct mm_struct *mm = uemm->mm;
+	bool again = true;
+
+	/* Without users the mm is going, and its registrations with it */
+	if (!mmget_not_zero(mm))
+		return;
+
+	if (mmap_read_trylock(mm)) {
+		if (mutex_trylock(&uemm->lock)) {
+			again = user_event_mm_write_pending(uemm);
+			mutex_unlock(&uemm->lock);
+		}
+		mmap_read_unlock(mm);
+	}
+	/* The last reference must not run __mmput() here: it waits for us */
+	mmput_async(mm);
+
+	if (again)
+		user_event_mm_retry(uemm);
+}
+
+/* Leave the enabler's word to its mm's work, which runs at once */
 static void user_event_enabler_defer(struct user_event_enabler *e)
 {
 	struct user_event_mm *uemm = e->uemm;
@@ -305,8 +422,9 @@ static void user_event_enabler_defer(struct user_event_enabler *e)
 	spin_lock(&uemm->pending_lock);
 	if (list_empty(&e->pending_link))
 		list_add_tail(&e->pending_link, &uemm->pending);
+	uemm->tries = 0;
 	spin_unlock(&uemm->pending_lock);
-	queue_work(system_unbound_wq, &uemm->work);
+	mod_delayed_work(user_event_mm_wq, &uemm->work, 0);
 }
 
 /*
@@ -324,7 +442,8 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 		return true;
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
-			done = !user_event_word_write(e, on);
+			done = !user_event_word_write(e, on, FOLL_NOFAULT,
+						      false);
 			mutex_unlock(&uemm->lock);
 		}
 		mmap_read_unlock(mm);
@@ -380,7 +499,8 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	uemm->mm = mm;
 	spin_lock_init(&uemm->pending_lock);
 	INIT_LIST_HEAD(&uemm->pending);
-	INIT_WORK(&uemm->work, user_event_mm_work);
+	INIT_DELAYED_WORK(&uemm->work, user_event_mm_work);
+	INIT_LIST_HEAD(&uemm->gone);
 	return uemm;
 }
 
@@ -459,7 +579,7 @@ static void user_event_enabler_link(struct user_event_enabler *e,
 				    void (*publish)(void *arg), void *arg)
 {
 	struct user_event_bits *bits = e->bits;
-	void *kaddr;
+	struct folio *folio = page_folio(page);
 	bool on;
 
 	user_event_enabler_insert(e->uemm, e);
@@ -472,14 +592,11 @@ static void user_event_enabler_link(struct user_event_enabler *e,
 	mutex_unlock(&bits->lock);
 
 	/* A toggle since then found uemm->lock taken: the work follows */
-	kaddr = kmap_local_page(page) + offset_in_page(e->waddr);
+	folio_lock(folio);
 	/* What @publish made usable is seen before the bit */
 	smp_mb__before_atomic();
-	if (on)
-		set_bit(e->wbit, kaddr);
-	else
-		clear_bit(e->wbit, kaddr);
-	kunmap_local(kaddr);
+	user_event_page_write(e, page, on);
+	folio_unlock(folio);
 }
 
 /**
@@ -506,7 +623,7 @@ int user_event_enabler_add(struct user_event_bits *bits,
 	struct user_event_mm *uemm;
 	struct mm_struct *mm;
 	struct page *page;
-	bool unlocked;
+	bool unlocked;	/* the fault may drop and retake mmap_lock */
 	int ret = 0, tries;
 
 	uemm = user_event_mm_current(true);
@@ -550,7 +667,7 @@ int user_event_enabler_add(struct user_event_bits *bits,
 			ret = -EFAULT;
 		if (!ret) {
 			user_event_enabler_link(e, page, publish, arg);
-			unpin_user_pages_dirty_lock(&page, 1, true);
+			unpin_user_page(page);
 		}
 		mutex_unlock(&uemm->lock);
 		mmap_read_unlock(mm);
@@ -600,16 +717,29 @@ int user_event_enabler_remove(unsigned long addr, u8 bit)
 	return 0;
 }
 
+/* The VMA of @oldmm that holds @addr, looked up once per VMA */
+static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
+						  struct vm_area_struct *vma,
+						  unsigned long addr)
+{
+	if (vma && addr >= vma->vm_start && addr < vma->vm_end)
+		return vma;
+	return vma_lookup(oldmm, addr);
+}
+
 /*
- * Make the enable pages of both mms writable again after the fork write-
- * protected them for copy-on-write, so that the next toggle writes their
- * words at once instead of leaving them to the work.  The parent's fault
- * copies the page (charged to the parent); the child's then finds its page
- * exclusive and only makes it writable.  Both mmap_locks held.
+ * Make the enable pages of both mms writable again after the fork
+ * write-protected them for copy-on-write, so that the next toggle writes
+ * their words at once instead of leaving them to the work.  The parent's
+ * fault copies the page (charged to the parent); the child's then finds
+ * its page exclusive and only makes it writable.  Only private writable
+ * memory that the child got a copy of is copy-on-write.  Both mmap_locks
+ * held; the faults are the forking task's own.
  */
 static void user_event_mm_unshare(struct user_event_mm *uemm,
 				  struct mm_struct *oldmm)
 {
+	struct vm_area_struct *vma = NULL;
 	unsigned long page, last = -1UL;
 	struct user_event_enabler *e;
 	struct rb_node *n;
@@ -620,6 +750,10 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
 		if (page == last)
 			continue;
 		last = page;
+		vma = user_event_fork_vma(oldmm, vma, e->waddr);
+		if (!vma || (vma->vm_flags & (VM_WRITE | VM_SHARED |
+					      VM_WIPEONFORK)) != VM_WRITE)
+			continue;
 		if (!fixup_user_fault(oldmm, e->waddr, FAULT_FLAG_WRITE, NULL))
 			fixup_user_fault(uemm->mm, e->waddr,
 					 FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
@@ -635,7 +769,9 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
  * Called by dup_mmap() with both mms' mmap_lock held for writing: no
  * word of @oldmm can change meanwhile, so each copy starts with the
  * child's copy of the word right.  A word a toggle left to @oldmm's work
- * is left to the child's too.
+ * is left to the child's too, and so is one the child got wiped
+ * (MADV_WIPEONFORK); a word the child did not get (MADV_DONTFORK) is not
+ * registered in the child.
  *
  * Return: 0, or -ENOMEM: the fork then fails, and __mmput() of @mm drops
  * the copies made so far.  A child never has a bit set without the
@@ -644,8 +780,9 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
 int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm), *uemm;
+	struct vm_area_struct *vma = NULL;
 	struct user_event_enabler *e, *copy;
-	bool pending = false;
+	bool pending, any = false;
 	struct rb_node *n;
 	int ret = 0;
 
@@ -662,6 +799,9 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 
 	for (n = rb_first(&old->enablers); n; n = rb_next(n)) {
 		e = rb_entry(n, struct user_event_enabler, node);
+		vma = user_event_fork_vma(oldmm, vma, e->waddr);
+		if (!vma || (vma->vm_flags & VM_DONTCOPY))
+			continue;
 		copy = kmem_cache_alloc(user_event_enabler_cache,
 					GFP_KERNEL_ACCOUNT);
 		if (!copy) {
@@ -677,30 +817,36 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 		user_event_bits_get(copy->bits);
 		mutex_lock(&e->bits->lock);
 		list_add_tail(&copy->event_link, &e->bits->enablers);
-		if (!list_empty(&e->pending_link)) {
+		/*
+		 * Stable here: toggles queue @e under bits->lock, and the
+		 * work takes it off only under old->lock.
+		 */
+		pending = !list_empty(&e->pending_link) ||
+			  (vma->vm_flags & VM_WIPEONFORK);
+		if (pending) {
 			spin_lock(&uemm->pending_lock);
 			list_add_tail(&copy->pending_link, &uemm->pending);
 			spin_unlock(&uemm->pending_lock);
-			pending = true;
+			any = true;
 		}
 		mutex_unlock(&e->bits->lock);
 	}
 
 	user_event_mm_unshare(uemm, oldmm);
 	/* It waits for the mmap_lock the fork holds */
-	if (pending)
-		queue_work(system_unbound_wq, &uemm->work);
+	if (any)
+		queue_delayed_work(user_event_mm_wq, &uemm->work, 0);
 out:
 	mutex_unlock(&old->lock);
 	return ret;
 }
 
-/* Drop the enablers of a gone mm and free it; event_mutex held if @locked */
+/* Drop the last references of a gone mm and free it; event_mutex if @locked */
 static void user_event_mm_free(struct user_event_mm *uemm, bool locked)
 {
 	struct user_event_enabler *e, *tmp;
 
-	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node)
+	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link)
 		user_event_enabler_free(e, locked);
 	kfree(uemm);
 }
@@ -741,7 +887,7 @@ void user_event_mm_flush(void)
 void __user_events_mm_exit(struct mm_struct *mm)
 {
 	struct user_event_mm *uemm = mm->user_event_mm;
-	struct user_event_enabler *e;
+	struct user_event_enabler *e, *tmp;
 	struct rb_node *n;
 
 	mm->user_event_mm = NULL;
@@ -753,12 +899,25 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	}
 	mutex_unlock(&uemm->lock);
 	/* No toggle can reach the mm now; its work may still be running */
-	cancel_work_sync(&uemm->work);
+	cancel_delayed_work_sync(&uemm->work);
+
+	/* A reference that is not its event's last needs no lock */
+	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {
+		if (user_event_bits_put_unless_last(e->bits))
+			kmem_cache_free(user_event_enabler_cache, e);
+		else
+			list_add(&e->event_link, &uemm->gone);
+	}
+	if (list_empty(&uemm->gone)) {
+		kfree(uemm);
+		return;
+	}
 
 	/*
-	 * A reference may be the event's last, which deletes it under
-	 * event_mutex.  __mmput() can run with event_mutex held (uprobes
-	 * drop mm references while registering): never wait for it here.
+	 * The last reference of an event deletes it, under event_mutex.
+	 * __mmput() can run with event_mutex held (uprobes drop mm
+	 * references while registering), and so can its callers' callers:
+	 * never wait for it here.
 	 */
 	if (mutex_trylock(&event_mutex)) {
 		user_event_mm_free(uemm, true);
@@ -790,8 +949,11 @@ int __init user_event_mm_init(void)
 	/* Not merged, so that /proc/slabinfo shows what registrations take */
 	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
 					      SLAB_ACCOUNT | SLAB_NO_MERGE);
-	if (!user_event_enabler_cache)
+	user_event_mm_wq = alloc_workqueue("user_events_mm", WQ_UNBOUND, 0);
+	if (!user_event_enabler_cache || !user_event_mm_wq) {
+		kmem_cache_destroy(user_event_enabler_cache);
 		return -ENOMEM;
+	}
 	register_sysctl_init("kernel", user_event_mm_sysctls);
 	return 0;
 }
