@@ -414,7 +414,7 @@ static void user_event_mm_work(struct work_struct *work)
 		user_event_mm_retry(uemm);
 }
 
-/* Leave the enabler's word to its mm's work, which runs at once */
+/* Leave the enabler's word to its mm's work (user_event_mm_kick() runs it) */
 static void user_event_enabler_defer(struct user_event_enabler *e)
 {
 	struct user_event_mm *uemm = e->uemm;
@@ -424,7 +424,18 @@ static void user_event_enabler_defer(struct user_event_enabler *e)
 		list_add_tail(&e->pending_link, &uemm->pending);
 	uemm->tries = 0;
 	spin_unlock(&uemm->pending_lock);
-	mod_delayed_work(user_event_mm_wq, &uemm->work, 0);
+}
+
+/* Run the mm's work now if it has words to write */
+static void user_event_mm_kick(struct user_event_mm *uemm)
+{
+	bool pending;
+
+	spin_lock(&uemm->pending_lock);
+	pending = !list_empty(&uemm->pending);
+	spin_unlock(&uemm->pending_lock);
+	if (pending)
+		mod_delayed_work(user_event_mm_wq, &uemm->work, 0);
 }
 
 /*
@@ -475,13 +486,24 @@ void user_event_bits_init(struct user_event_bits *bits)
 void user_event_bits_set(struct user_event_bits *bits, bool on)
 {
 	struct user_event_enabler *e;
+	bool deferred = false;
 
 	mutex_lock(&bits->lock);
 	if (bits->on != on) {
 		WRITE_ONCE(bits->on, on);
-		list_for_each_entry(e, &bits->enablers, event_link)
-			if (!user_event_enabler_try(e, on))
+		list_for_each_entry(e, &bits->enablers, event_link) {
+			if (!user_event_enabler_try(e, on)) {
 				user_event_enabler_defer(e);
+				deferred = true;
+			}
+		}
+		/*
+		 * Only now: a work running during the walk would hold its
+		 * mm's lock and make the walk defer words it could write.
+		 */
+		if (deferred)
+			list_for_each_entry(e, &bits->enablers, event_link)
+				user_event_mm_kick(e->uemm);
 	}
 	mutex_unlock(&bits->lock);
 }
