@@ -20,9 +20,11 @@
  * mm's mmap_lock, its lock and the word's folio lock only with trylock,
  * and never faults: a word it cannot write at once (contended, not
  * present, copy-on-write) is handed to the mm's one work item.  The work
- * waits for nothing either: it trylocks too, faults only what needs no
- * waiting (FOLL_NOWAIT starts I/O and returns) and tries again later, a
- * bounded number of times.  Only the mm's own tasks (DIAG_IOCSREG,
+ * waits for nothing either: it trylocks too, faults with FOLL_NOWAIT
+ * (which starts I/O and returns rather than wait for it) and tries again
+ * later, a bounded number of times.  Only a filesystem's ->page_mkwrite()
+ * may still wait (FUSE waits for a page's writeback): that stalls the
+ * mm's own work, on a workqueue of user_events' own.  Only the mm's own tasks (DIAG_IOCSREG,
  * DIAG_IOCSUNREG, fork) ever wait for their mm.  So no global lock is
  * held while waiting for a user mm, no worker is parked by one, and a
  * process that keeps its own mmap_lock busy stalls only itself.
@@ -298,19 +300,6 @@ static int user_event_word_sync(struct user_event_enabler *e, bool on)
 }
 
 /*
- * Whether the work may fault the word in: not through a shared mapping
- * whose write fault calls ->page_mkwrite(), which can wait for I/O (a
- * FUSE file's writeback) whatever FOLL_NOWAIT says.  mmap_lock held.
- */
-static bool user_event_word_faultable(struct user_event_enabler *e)
-{
-	struct vm_area_struct *vma = vma_lookup(e->uemm->mm, e->waddr);
-
-	return vma && (!(vma->vm_flags & VM_SHARED) || !vma->vm_ops ||
-		       !vma->vm_ops->page_mkwrite);
-}
-
-/*
  * Write the words of the mm's pending enablers that can be written
  * without waiting; the others stay pending.  Each is taken off the list
  * before its bit's value is read, so that a toggle meanwhile queues it
@@ -319,7 +308,7 @@ static bool user_event_word_faultable(struct user_event_enabler *e)
 static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e;
-	unsigned int n = 0, gup;
+	unsigned int n = 0;
 	bool left;
 	int ret;
 
@@ -339,10 +328,9 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 		if (!e)
 			break;
 
-		gup = user_event_word_faultable(e) ? FOLL_NOWAIT : FOLL_NOFAULT;
 		/* Pairs with the toggle's update of ->on before queueing */
-		ret = user_event_word_write(e, READ_ONCE(e->bits->on), gup,
-					    false);
+		ret = user_event_word_write(e, READ_ONCE(e->bits->on),
+					    FOLL_NOWAIT, false);
 		if (ret == -EAGAIN) {
 			spin_lock(&uemm->pending_lock);
 			if (list_empty(&e->pending_link))
