@@ -4,10 +4,12 @@
  * DIAG_IOCSREG (one by one and in the order they are checked),
  * DIAG_IOCSUNREG, DIAG_IOCSDEL and write(), write() from pages not yet
  * present, write indexes, 4- and 8-byte enable words with every bit,
- * words that are read-only, unmapped or not faulted in, fork
- * (copy-on-write), clone(CLONE_VM), execve and exit, an fd passed over
- * SCM_RIGHTS, kernel.user_events_max, error_log lines, and the PERSIST and
- * MULTI_FORMAT flags.
+ * words that are read-only, unmapped or not faulted in, registrations that
+ * belong to the process's memory (they outlive the file they were made
+ * through and the thread that made them), fork (copy-on-write),
+ * clone(CLONE_VM), execve and exit, an fd passed over SCM_RIGHTS,
+ * kernel.user_events_max and kernel.user_events_max_enablers, error_log
+ * lines, and the PERSIST and MULTI_FORMAT flags.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,9 +49,13 @@
 #define EV_PERSIST	UE_PREFIX "ab_persist"
 #define EV_MULTI	UE_PREFIX "ab_multi"
 #define EV_MAX		UE_PREFIX "ab_max"	/* + index */
+#define EV_CLOSE	UE_PREFIX "ab_close"
+#define EV_THREAD	UE_PREFIX "ab_thread"
 
 #define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 #define MAX_DEFAULT	32768
+#define ENABLERS_SYSCTL	"/proc/sys/kernel/user_events_max_enablers"
+#define ENABLERS_DEFAULT	65536
 
 /* A user address no process can have: the start of the kernel mapping */
 #define KERNEL_ADDR	0xffffffff81000000ULL
@@ -60,7 +66,7 @@
 static const char * const events[] = {
 	EV_A, EV_B, EV_C, EV_LONG, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT,
 	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_THREADS, EV_SCM, EV_ERRLOG,
-	EV_PERSIST,
+	EV_PERSIST, EV_CLOSE, EV_THREAD,
 };
 
 static long page_size;
@@ -97,9 +103,14 @@ static void cleanup_all(void)
 	cleanup_multi(EV_MULTI);
 }
 
+/*
+ * The fixture data is shared with the process that runs the teardown:
+ * @fd and @trace belong to the test process, and go with it.
+ */
 FIXTURE(abi) {
 	int fd;
 	long saved_max;		/* user_events_max to restore, or -1 */
+	long saved_enablers;	/* user_events_max_enablers to restore, or -1 */
 	char *trace;
 };
 
@@ -110,6 +121,7 @@ FIXTURE_SETUP(abi)
 
 	self->fd = -1;
 	self->saved_max = -1;
+	self->saved_enablers = -1;
 	self->trace = NULL;
 	page_size = sysconf(_SC_PAGESIZE);
 	if (reason)
@@ -121,20 +133,28 @@ FIXTURE_SETUP(abi)
 		       MAX_DEFAULT);
 		ue_write_long(MAX_SYSCTL, MAX_DEFAULT);
 	}
+	if (!ue_read_long(ENABLERS_SYSCTL, &max) && max < 1000) {
+		TH_LOG("user_events_max_enablers was %ld, restoring %d", max,
+		       ENABLERS_DEFAULT);
+		ue_write_long(ENABLERS_SYSCTL, ENABLERS_DEFAULT);
+	}
 	cleanup_all();
 	ASSERT_EQ(0, ue_trace_clear());
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
 }
 
-FIXTURE_TEARDOWN(abi)
+/*
+ * After the test process exited: its registrations went with its memory
+ * and its files were released, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(abi)
 {
-	if (self->fd >= 0)
-		close(self->fd);
 	if (self->saved_max >= 0)
 		ue_write_long(MAX_SYSCTL, self->saved_max);
-	free(self->trace);
-	if (ue_tracefs[0])
+	if (self->saved_enablers >= 0)
+		ue_write_long(ENABLERS_SYSCTL, self->saved_enablers);
+	if (!ue_setup())
 		cleanup_all();
 }
 
@@ -354,6 +374,7 @@ TEST_F_TIMEOUT(abi, reg_bad_enable_addr, TIMEOUT)
 
 TEST_F_TIMEOUT(abi, reg_addr_in_use, TIMEOUT)
 {
+	static __u64 qword;
 	static __u32 word;
 	int fd2, i1 = -1, i2 = -1;
 
@@ -373,7 +394,28 @@ TEST_F_TIMEOUT(abi, reg_addr_in_use, TIMEOUT)
 	/* Free again after UNREG */
 	EXPECT_EQ(0, ue_unreg(self->fd, &word, 0));
 	EXPECT_EQ(0, ue_reg(fd2, EV_B " u32 a", &word, 0, NULL));
+
+	/* The same address and bit whatever the size of the word */
+	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_A " u32 a", 0, &qword, 4, 5,
+				  NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg_flags(fd2, EV_B " u32 a", 0, &qword, 8,
+					    5, NULL));
+	/* UNREG through another file than the one that registered */
+	EXPECT_EQ(0, ue_unreg(fd2, &qword, 5));
+	EXPECT_EQ(0, ue_reg_flags(fd2, EV_B " u32 a", 0, &qword, 8, 5, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg_flags(self->fd, EV_A " u32 a", 0,
+					    &qword, 4, 5, NULL));
+
+	/* The registrations made through fd2 outlive it */
 	close(fd2);
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_A " u32 a", &word, 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_A " u32 a", &word, 2, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg_flags(self->fd, EV_A " u32 a", 0, &qword,
+					    8, 5, NULL));
+	EXPECT_EQ(0, ue_unreg(self->fd, &word, 2));
+	EXPECT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word, 2, NULL));
+	EXPECT_EQ(0, ue_unreg(self->fd, &qword, 5));
+	EXPECT_EQ(-ENOENT, ue_unreg(self->fd, &qword, 5));
 }
 
 TEST_F_TIMEOUT(abi, reg_name_args, TIMEOUT)
@@ -562,6 +604,67 @@ TEST_F_TIMEOUT(abi, reg_user_events_max, TIMEOUT)
 
 	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, self->saved_max));
 	self->saved_max = -1;
+}
+
+/*
+ * kernel.user_events_max_enablers: the registrations of one process (of
+ * its memory) past it are EMFILE and leave nothing behind; UNREG makes
+ * room again.  A child counts its own copies: unregistering there gives
+ * the parent nothing.
+ */
+TEST_F_TIMEOUT(abi, reg_max_enablers, TIMEOUT)
+{
+	static __u32 word;
+	int status = 0;
+	long now;
+	pid_t pid;
+
+	if (!ue_exists(ENABLERS_SYSCTL))
+		SKIP(return, "no %s (CONFIG_SYSCTL?)", ENABLERS_SYSCTL);
+	ASSERT_EQ(0, ue_read_long(ENABLERS_SYSCTL, &now));
+	EXPECT_EQ(ENABLERS_DEFAULT, now);
+	self->saved_enablers = now;
+	ASSERT_EQ(0, ue_write_long(ENABLERS_SYSCTL, 2));
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word, 0, NULL));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word, 1, NULL));
+	/* An existing event, a new one */
+	EXPECT_EQ(-EMFILE, ue_reg(self->fd, EV_A " u32 a", &word, 2, NULL));
+	EXPECT_EQ(-EMFILE, ue_reg(self->fd, EV_B " u32 a", &word, 3, NULL));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_B));
+	EXPECT_EQ(-ENOENT, ue_unreg(self->fd, &word, 2));
+	EXPECT_EQ(-ENOENT, ue_unreg(self->fd, &word, 3));
+
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (ue_reg(self->fd, EV_B " u32 a", &word, 3, NULL) != -EMFILE)
+			_exit(10);
+		if (ue_unreg(self->fd, &word, 0))
+			_exit(11);
+		if (ue_reg(self->fd, EV_B " u32 a", &word, 3, NULL))
+			_exit(12);
+		if (ue_reg(self->fd, EV_B " u32 a", &word, 4, NULL) != -EMFILE)
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	EXPECT_EQ(0, ue_exit_code(status))
+		TH_LOG("child step %d failed", ue_exit_code(status));
+
+	/* The parent still has both */
+	EXPECT_EQ(-EMFILE, ue_reg(self->fd, EV_B " u32 a", &word, 3, NULL));
+	EXPECT_EQ(0, ue_unreg(self->fd, &word, 0));
+	EXPECT_EQ(0, ue_reg(self->fd, EV_B " u32 a", &word, 3, NULL));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_B));
+	EXPECT_EQ(-EMFILE, ue_reg(self->fd, EV_B " u32 a", &word, 4, NULL));
+
+	/* One more allowed, one more registration */
+	ASSERT_EQ(0, ue_write_long(ENABLERS_SYSCTL, 3));
+	EXPECT_EQ(0, ue_reg(self->fd, EV_B " u32 a", &word, 4, NULL));
+
+	ASSERT_EQ(0, ue_write_long(ENABLERS_SYSCTL, self->saved_enablers));
+	self->saved_enablers = -1;
 }
 
 /*
@@ -949,9 +1052,14 @@ TEST_F_TIMEOUT(abi, fork_copy_on_write, TIMEOUT)
 	EXPECT_EQ(0, *cow_word);
 	EXPECT_EQ(0, child_cmd(&ch, CMD_READ));
 
-	/* Both copies follow the event, each with its own bits */
+	/*
+	 * Both copies follow the event, each with its own bits.  The
+	 * parent's page is still write-protected by fork() (the child's
+	 * registration copied it for the child): its mm's work item writes
+	 * the word, a little later.  From then on both are writable.
+	 */
 	ASSERT_EQ(0, ue_enable(EV_COW, true));
-	EXPECT_EQ(1, *cow_word);
+	EXPECT_EQ(1, ue_word_wait(cow_word, 1, 5000));
 	EXPECT_EQ(5, child_cmd(&ch, CMD_READ));
 	ASSERT_EQ(0, ue_enable(EV_COW, false));
 	EXPECT_EQ(0, *cow_word);
@@ -1153,11 +1261,105 @@ TEST_F_TIMEOUT(abi, exit_drops, TIMEOUT)
 	/* Its file and registrations are gone with it */
 	EXPECT_TRUE(ue_wait_gone(NULL, EV_EXIT2, 2000));
 
-	/* The inherited copy died with the child; the parent's works */
+	/*
+	 * The inherited copy died with the child; the parent's works (its
+	 * page write-protected by fork(): written by the work item first)
+	 */
 	ASSERT_EQ(0, ue_enable(EV_EXIT, true));
-	EXPECT_EQ(1, word);
+	EXPECT_EQ(1, ue_word_wait(&word, 1, 5000));
 	ASSERT_EQ(0, ue_enable(EV_EXIT, false));
 	EXPECT_EQ(0, word);
+}
+
+/*
+ * A registration belongs to the process's memory, not to the file it was
+ * made through: after that file's close() the bit keeps following the
+ * event, the event stays (DIAG_IOCSDEL is EBUSY), the address and bit
+ * stay in use, and any other file of the process can end it.
+ */
+TEST_F_TIMEOUT(abi, close_keeps_registration, TIMEOUT)
+{
+	static __u32 word;
+	int fd, i;
+
+	word = 0;
+	fd = ue_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, EV_CLOSE " u32 a", &word, 4, NULL));
+	ASSERT_EQ(0, ue_reg(fd, EV_CLOSE " u32 a", &word, 5, NULL));
+	close(fd);
+
+	EXPECT_TRUE(ue_event_exists(NULL, EV_CLOSE));
+	EXPECT_EQ(-EBUSY, ue_del(EV_CLOSE));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_CLOSE " u32 a", &word, 4,
+				      NULL));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ue_enable(EV_CLOSE, true));
+		EXPECT_EQ(0x30, word) TH_LOG("toggle %d", i);
+		ASSERT_EQ(0, ue_enable(EV_CLOSE, false));
+		EXPECT_EQ(0, word) TH_LOG("toggle %d", i);
+	}
+
+	/* UNREG through another file clears the bit at once */
+	ASSERT_EQ(0, ue_enable(EV_CLOSE, true));
+	EXPECT_EQ(0x30, word);
+	EXPECT_EQ(0, ue_unreg(self->fd, &word, 5));
+	EXPECT_EQ(0x10, word);
+	EXPECT_EQ(-ENOENT, ue_unreg(self->fd, &word, 5));
+	ASSERT_EQ(0, ue_enable(EV_CLOSE, false));
+	EXPECT_EQ(0, word);
+	EXPECT_EQ(-EBUSY, ue_del(EV_CLOSE));
+
+	/* The last reference: the event is gone once UNREG returns */
+	EXPECT_EQ(0, ue_unreg_own(&word, 4));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_CLOSE));
+	EXPECT_EQ(-ENOENT, ue_del(EV_CLOSE));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_CLOSE " u64 b", &word, 4, NULL));
+	EXPECT_EQ(0, ue_unreg(self->fd, &word, 4));
+}
+
+static __u32 thread_word;
+
+/* Register bit 1 of thread_word through a file closed at once, and exit */
+static void *reg_thread_fn(void *arg)
+{
+	pid_t *tid = arg;
+	long ret;
+	int fd;
+
+	*tid = syscall(SYS_gettid);
+	fd = ue_open();
+	if (fd < 0)
+		return (void *)(long)fd;
+	ret = ue_reg(fd, EV_THREAD " u32 a", &thread_word, 1, NULL);
+	close(fd);
+	return (void *)ret;
+}
+
+/* The registering thread exits: the registration stays the process's */
+TEST_F_TIMEOUT(abi, thread_exit_keeps, TIMEOUT)
+{
+	char path[64];
+	pid_t tid = 0;
+	pthread_t t;
+	void *ret;
+
+	thread_word = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, reg_thread_fn, &tid));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	ASSERT_EQ(NULL, ret);
+	/* Until the thread is gone from the process, not just joined */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", tid);
+	ASSERT_TRUE(ue_wait_gone_path(path, 10000));
+
+	EXPECT_TRUE(ue_event_exists(NULL, EV_THREAD));
+	EXPECT_EQ(-EBUSY, ue_del(EV_THREAD));
+	ASSERT_EQ(0, ue_enable(EV_THREAD, true));
+	EXPECT_EQ(2, thread_word);
+	ASSERT_EQ(0, ue_enable(EV_THREAD, false));
+	EXPECT_EQ(0, thread_word);
+	EXPECT_EQ(0, ue_unreg(self->fd, &thread_word, 1));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_THREAD));
 }
 
 TEST_F_TIMEOUT(abi, unreg, TIMEOUT)
@@ -1225,6 +1427,18 @@ TEST_F_TIMEOUT(abi, del, TIMEOUT)
 	close(self->fd);
 	self->fd = -1;
 	/* Gone once the last reference is (not persistent) */
+	EXPECT_FALSE(ue_event_exists(NULL, EV_A));
+	EXPECT_EQ(-ENOENT, ue_del(EV_A));
+
+	/* A registration holds the event after its file is closed */
+	fd = ue_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_reg(fd, EV_A " u32 a", &word, 0, NULL));
+	close(fd);
+	EXPECT_EQ(-EBUSY, ue_del(EV_A));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_A));
+	/* The file's index went with close(): gone once UNREG returns */
+	ASSERT_EQ(0, ue_unreg_own(&word, 0));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_A));
 	EXPECT_EQ(-ENOENT, ue_del(EV_A));
 

@@ -119,9 +119,14 @@ static void dyn_line(const char *name, char *line, size_t size)
 	free(buf);
 }
 
+/*
+ * The enable word of the tests: private memory of the test process, not a
+ * field of the fixture data, which FIXTURE_TEARDOWN_PARENT shares.
+ */
+static __u32 enable_word;
+
 FIXTURE(dyn) {
-	int fd;
-	__u32 word;
+	int fd;			/* the test process's */
 };
 
 FIXTURE_SETUP(dyn)
@@ -135,14 +140,16 @@ FIXTURE_SETUP(dyn)
 	if (!ue_exists(ue_path(path, "dynamic_events")))
 		SKIP(return, "no dynamic_events (CONFIG_DYNAMIC_EVENTS?)");
 	cleanup_all();
-	self->word = 0;
+	enable_word = 0;
 }
 
-FIXTURE_TEARDOWN(dyn)
+/*
+ * After the test process exited: its registrations went with its memory
+ * and its files were released, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(dyn)
 {
-	if (self->fd >= 0)
-		close(self->fd);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_all();
 }
 
@@ -249,20 +256,20 @@ TEST_F_TIMEOUT(dyn, spacing_variants, TIMEOUT)
 	/* Registering with other spacing finds the same event */
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
-	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE " u32 a; u32 b", &self->word,
+	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE " u32 a; u32 b", &enable_word,
 			    0, NULL));
-	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE " u32 a ;  u32 b", &self->word,
+	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE " u32 a ;  u32 b", &enable_word,
 			    1, NULL));
-	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE "  u32 a;u32 b ", &self->word,
+	EXPECT_EQ(0, ue_reg(self->fd, EV_SPACE "  u32 a;u32 b ", &enable_word,
 			    2, NULL));
 	/* and other fields do not */
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_SPACE " u32 a; u64 b",
-				      &self->word, 3, NULL));
+				      &enable_word, 3, NULL));
 	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_SPACE " u32 a",
-				      &self->word, 4, NULL));
-	EXPECT_EQ(0, ue_unreg(self->fd, &self->word, 0));
-	EXPECT_EQ(0, ue_unreg(self->fd, &self->word, 1));
-	EXPECT_EQ(0, ue_unreg(self->fd, &self->word, 2));
+				      &enable_word, 4, NULL));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 1));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 2));
 	close(self->fd);
 	self->fd = -1;
 
@@ -344,14 +351,24 @@ TEST_F_TIMEOUT(dyn, delete_busy, TIMEOUT)
 	/* Referenced by a registration */
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ue_reg(self->fd, EV_BUSY " u32 a", &self->word, 0, NULL));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_BUSY " u32 a", &enable_word, 0, NULL));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_BUSY " u32 a\n"));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_BUSY));
 	/* (the file holds it after UNREG too) */
-	EXPECT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_BUSY " u32 a\n"));
 	close(self->fd);
 	self->fd = -1;
+
+	/* Referenced by a registration alone: it outlives its file */
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_reg(self->fd, EV_BUSY " u32 a", &enable_word, 0, NULL));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_BUSY " u32 a\n"));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_BUSY));
+	EXPECT_EQ(0, ue_unreg_own(&enable_word, 0));
 
 	/* Referenced by ftrace */
 	ASSERT_EQ(0, ue_enable(EV_BUSY, true));

@@ -4,8 +4,9 @@
  * check that the operation either succeeds or fails cleanly (ENOMEM, or
  * EFAULT where a copy from user memory lost its page) and leaves a
  * consistent state behind: an event exists exactly when its
- * registration succeeded, enable bits follow their events, and closing
- * the files removes everything.
+ * registration succeeded, enable bits follow their events, a fork()
+ * either fails or gives the child every registration, and unregistering
+ * and closing the files removes everything.
  *
  * failslab and fail_page_alloc are set to fail GFP_KERNEL allocations
  * too, with probability 0: only /proc/thread-self/fail-nth arms them,
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -44,6 +46,7 @@ struct saved {
 	char val[64];
 };
 
+/* Shared with the teardown: @nth belongs to the test process's thread */
 FIXTURE(ft) {
 	int nth;		/* /proc/thread-self/fail-nth */
 	struct saved saved[16];
@@ -115,17 +118,17 @@ FIXTURE_SETUP(ft)
 	ASSERT_EQ(0, ue_trace_clear());
 }
 
-FIXTURE_TEARDOWN(ft)
+/*
+ * After the test process exited (its fail-nth with it): its registrations
+ * went with its memory, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(ft)
 {
 	int i;
 
-	if (self->nth >= 0) {
-		write(self->nth, "0", 1);
-		close(self->nth);
-	}
 	for (i = self->nr_saved - 1; i >= 0; i--)
 		ue_write_str(self->saved[i].path, self->saved[i].val);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup();
 }
 
@@ -155,7 +158,8 @@ static bool clean_errno(int err)
 
 /*
  * DIAG_IOCSREG that creates an event: the event exists exactly when the
- * call succeeded, and goes with the file.
+ * call succeeded; the registration outlives the file, and the event goes
+ * with the last of the two.
  */
 TEST_F_TIMEOUT(ft, reg_new_event, TIMEOUT)
 {
@@ -189,6 +193,14 @@ TEST_F_TIMEOUT(ft, reg_new_event, TIMEOUT)
 			EXPECT_EQ(-ENOENT, ue_unreg(fd, word, 0));
 		}
 		close(fd);
+		EXPECT_EQ(!err, ue_event_exists(NULL, EV_NEW))
+			TH_LOG("point %d", n);
+		if (!err) {
+			ASSERT_EQ(0, ue_enable(EV_NEW, true));
+			EXPECT_EQ(1, *word) TH_LOG("point %d", n);
+			ASSERT_EQ(0, ue_enable(EV_NEW, false));
+			EXPECT_EQ(0, ue_unreg_own(word, 0)) TH_LOG("point %d", n);
+		}
 		EXPECT_FALSE(ue_event_exists(NULL, EV_NEW)) TH_LOG("point %d", n);
 		munmap(word, self->page);
 		if (!hit)
@@ -248,21 +260,94 @@ TEST_F_TIMEOUT(ft, reg_existing_event, TIMEOUT)
 	EXPECT_LT(n, MAX_POINTS);
 	ASSERT_EQ(0, ue_enable(EV_OLD, false));
 	EXPECT_EQ(0, kword);
+	EXPECT_EQ(0, ue_unreg(keeper, &kword, 0));
 	close(keeper);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
 #define FORK_REGS	16
 
+/* One int over a pipe, waiting at most 60 s for it; 0 or -1 */
+static int pipe_send(int fd, int v)
+{
+	return write(fd, &v, sizeof(v)) == sizeof(v) ? 0 : -1;
+}
+
+static int pipe_recv(int fd, int *v)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 60000) != 1)
+		return -1;
+	return read(fd, v, sizeof(*v)) == sizeof(*v) ? 0 : -1;
+}
+
+/* What the parent tells the child of the fork walk to check */
+enum { FORK_OFF, FORK_ON, FORK_UNREG };
+
 /*
- * fork() of a process with registrations: fork succeeds or fails
- * cleanly; the child has some of the registrations (fewer when copying
- * them failed) and can drop each; the parent's are untouched.
+ * The child of the fork walk: for each command, check its copies of the
+ * words (all clear, or each registered bit set) or end every
+ * registration, and answer 0 or what was wrong: 100 + i, word i is not
+ * as its event is; 200 + i, registration i is missing; 300 + i, word i
+ * not cleared by its UNREG.  The page of the words is copy-on-write
+ * after fork(), in the parent and in the child: the first toggle leaves
+ * the words to each mm's work item, which copies the page; after that
+ * toggles write them at once.
+ */
+static void fork_child(int fd, int rfd, int wfd, __u32 *words)
+{
+	int cmd, ret, i;
+
+	for (;;) {
+		if (pipe_recv(rfd, &cmd))
+			_exit(1);
+		ret = 0;
+		for (i = 0; i < FORK_REGS && !ret; i++) {
+			__u32 want = cmd == FORK_ON ? 1U << i : 0;
+
+			/* The first toggle after fork(): copy-on-write */
+			if (cmd == FORK_OFF) {
+				if (ue_word_wait(&words[i], want, 10000) != want)
+					ret = 100 + i;
+			} else if (cmd == FORK_ON) {
+				if (__atomic_load_n(&words[i],
+						    __ATOMIC_SEQ_CST) != want)
+					ret = 100 + i;
+			} else if (ue_unreg(fd, &words[i], i)) {
+				ret = 200 + i;
+			} else if (words[i]) {
+				ret = 300 + i;
+			}
+		}
+		if (pipe_send(wfd, ret))
+			_exit(2);
+		if (cmd == FORK_UNREG)
+			_exit(0);
+	}
+}
+
+/* Tell the child @cmd, answer what it said (-1: nothing) */
+static int fork_child_cmd(int wfd, int rfd, int cmd)
+{
+	int ret;
+
+	if (pipe_send(wfd, cmd) || pipe_recv(rfd, &ret))
+		return -1;
+	return ret;
+}
+
+/*
+ * fork() of a process with registrations: a fork that cannot copy them
+ * fails cleanly (ENOMEM, EAGAIN); one that succeeds gives the child every
+ * registration, each word of it following the event both ways and each
+ * one its own to end; the parent's are untouched.
  */
 TEST_F_TIMEOUT(ft, fork_with_enablers, TIMEOUT)
 {
-	int n, fd, i, status, ok = 0, failed = 0, fewer = 0;
+	int n, fd, i, status, ok = 0, failed = 0, ret;
 	static __u32 words[FORK_REGS];
+	int to_child[2], to_parent[2];
 	bool hit;
 	pid_t pid;
 
@@ -273,38 +358,54 @@ TEST_F_TIMEOUT(ft, fork_with_enablers, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(EV_FORK, true));
 
 	for (n = 1; n < MAX_POINTS; n++) {
+		ASSERT_EQ(0, pipe(to_child));
+		ASSERT_EQ(0, pipe(to_parent));
 		arm(self->nth, n);
 		pid = fork();
 		if (pid == 0) {
-			int dropped = 0;
-
-			/* Each registration the child got is its own */
-			for (i = 0; i < FORK_REGS; i++) {
-				int r = ue_unreg(fd, &words[i], i);
-
-				if (r == 0 && words[i])
-					_exit(100 + i);
-				if (r && r != -ENOENT)
-					_exit(200);
-				dropped += !r;
-			}
-			_exit(FORK_REGS - dropped);
+			close(to_child[1]);
+			close(to_parent[0]);
+			fork_child(fd, to_child[0], to_parent[1], words);
 		}
 		hit = disarm(self->nth);
+		close(to_child[0]);
+		close(to_parent[1]);
 
 		if (pid < 0) {
 			ASSERT_TRUE(errno == ENOMEM || errno == EAGAIN)
 				TH_LOG("point %d: %s", n, strerror(errno));
 			failed++;
 		} else {
+			/* Every word of the child, off and on again */
+			ASSERT_EQ(0, ue_enable(EV_FORK, false));
+			for (i = 0; i < FORK_REGS; i++)
+				ASSERT_EQ(0, ue_word_wait(&words[i], 0, 10000))
+					TH_LOG("point %d", n);
+			ret = fork_child_cmd(to_child[1], to_parent[0],
+					     FORK_OFF);
+			EXPECT_EQ(0, ret) TH_LOG("point %d: disabled, child said %d",
+						 n, ret);
+			ASSERT_EQ(0, ue_enable(EV_FORK, true));
+			for (i = 0; i < FORK_REGS; i++)
+				ASSERT_EQ(1U << i, words[i]) TH_LOG("point %d", n);
+			ret = fork_child_cmd(to_child[1], to_parent[0],
+					     FORK_ON);
+			EXPECT_EQ(0, ret) TH_LOG("point %d: enabled, child said %d",
+						 n, ret);
+			/* and every registration the child's own */
+			ret = fork_child_cmd(to_child[1], to_parent[0],
+					     FORK_UNREG);
+			EXPECT_EQ(0, ret) TH_LOG("point %d: UNREG, child said %d",
+						 n, ret);
 			ASSERT_EQ(pid, waitpid(pid, &status, 0));
 			ASSERT_TRUE(WIFEXITED(status));
-			ASSERT_GT(100, WEXITSTATUS(status))
-				TH_LOG("point %d: child said %d", n,
+			ASSERT_EQ(0, WEXITSTATUS(status))
+				TH_LOG("point %d: child exited %d", n,
 				       WEXITSTATUS(status));
-			fewer += WEXITSTATUS(status) > 0;
 			ok++;
 		}
+		close(to_child[1]);
+		close(to_parent[0]);
 		/* The parent's bits follow the event */
 		for (i = 0; i < FORK_REGS; i++)
 			ASSERT_EQ(1U << i, words[i]) TH_LOG("point %d", n);
@@ -313,12 +414,15 @@ TEST_F_TIMEOUT(ft, fork_with_enablers, TIMEOUT)
 	}
 	ksft_print_msg("fork with %d registrations: %d failure points\n",
 		       FORK_REGS, n - 1);
-	ksft_print_msg("%d forks failed cleanly, %d succeeded, %d children with fewer\n",
-		       failed, ok, fewer);
+	ksft_print_msg("%d forks failed cleanly, %d succeeded with every registration\n",
+		       failed, ok);
 	EXPECT_LT(n, MAX_POINTS);
+	/* The last fork() may have left the page copy-on-write */
 	ASSERT_EQ(0, ue_enable(EV_FORK, false));
-	for (i = 0; i < FORK_REGS; i++)
-		EXPECT_EQ(0, words[i]);
+	for (i = 0; i < FORK_REGS; i++) {
+		EXPECT_EQ(0, ue_word_wait(&words[i], 0, 10000));
+		EXPECT_EQ(0, ue_unreg(fd, &words[i], i));
+	}
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_FORK));
 }
@@ -380,6 +484,9 @@ TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 	EXPECT_LT(n, MAX_POINTS);
 	close(efd);
 	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+	for (i = 0; i < FORK_REGS; i++)
+		EXPECT_EQ(0, ue_unreg(fd, &words[i], i));
+	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
@@ -442,6 +549,8 @@ TEST_F_TIMEOUT(ft, disable_with_perf_attached, TIMEOUT)
 	free(trace);
 	close(efd);
 	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+	EXPECT_EQ(0, ue_unreg(fd, &word, 0));
+	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
@@ -511,6 +620,9 @@ TEST_F_TIMEOUT(ft, enable_word_not_present, TIMEOUT)
 	EXPECT_LT(n, MAX_POINTS);
 	close(efd);
 	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+	EXPECT_EQ(0, ue_unreg(fd, word, 5));
+	EXPECT_EQ(0, word[0]);
+	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	munmap(word, self->page);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));

@@ -45,9 +45,15 @@ static void cleanup_all(void)
 		ue_cleanup(all_events[i]);
 }
 
+/*
+ * The enable word of the tests: private memory of the test process, not a
+ * field of the fixture data, which FIXTURE_TEARDOWN_PARENT shares.
+ */
+static __u32 enable_word;
+
+/* Shared with the teardown: @fd and @trace belong to the test process */
 FIXTURE(ftrace) {
 	int fd;
-	__u32 word;
 	char *trace;
 };
 
@@ -63,15 +69,16 @@ FIXTURE_SETUP(ftrace)
 	ASSERT_EQ(0, ue_trace_clear());
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open user_events_data: %d", self->fd);
-	self->word = 0;
+	enable_word = 0;
 }
 
-FIXTURE_TEARDOWN(ftrace)
+/*
+ * After the test process exited: its registrations went with its memory
+ * and its files were released, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(ftrace)
 {
-	if (self->fd >= 0)
-		close(self->fd);
-	free(self->trace);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_all();
 }
 
@@ -85,10 +92,10 @@ TEST_F_TIMEOUT(ftrace, register_and_status, TIMEOUT)
 	ASSERT_EQ(0, ue_status_counts(&active0, &busy0));
 	ASSERT_EQ(-ENOENT, ue_status_line(EV_STATUS, line, sizeof(line)));
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_STATUS " u32 a", &self->word, 0,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_STATUS " u32 a", &enable_word, 0,
 			    &idx));
 	EXPECT_LE(0, idx);
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 	EXPECT_TRUE(ue_event_exists(NULL, EV_STATUS));
 
 	/* Registered, nobody listening */
@@ -100,7 +107,7 @@ TEST_F_TIMEOUT(ftrace, register_and_status, TIMEOUT)
 
 	/* ftrace attached */
 	ASSERT_EQ(0, ue_enable(EV_STATUS, true));
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 	ASSERT_EQ(0, ue_status_line(EV_STATUS, line, sizeof(line)));
 	EXPECT_STREQ(EV_STATUS " # Used by ftrace", line);
 	ASSERT_EQ(0, ue_status_counts(&active, &busy));
@@ -109,7 +116,7 @@ TEST_F_TIMEOUT(ftrace, register_and_status, TIMEOUT)
 
 	/* Detached again */
 	ASSERT_EQ(0, ue_enable(EV_STATUS, false));
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 	ASSERT_EQ(0, ue_status_line(EV_STATUS, line, sizeof(line)));
 	EXPECT_STREQ(EV_STATUS, line);
 	ASSERT_EQ(0, ue_status_counts(&active, &busy));
@@ -117,7 +124,7 @@ TEST_F_TIMEOUT(ftrace, register_and_status, TIMEOUT)
 	EXPECT_EQ(busy0, busy);
 
 	/* The registration and the file gone, the event is gone */
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = -1;
 	EXPECT_EQ(-ENOENT, ue_status_line(EV_STATUS, line, sizeof(line)));
@@ -241,18 +248,18 @@ TEST_F_TIMEOUT(ftrace, enable_bit_many_processes, TIMEOUT)
 	EXPECT_EQ(0, sh->failed);
 
 	/* The parent listens too, on a word of its own */
-	EXPECT_EQ(0, ue_reg(self->fd, EV_FORK " u32 a", &self->word, 0,
+	EXPECT_EQ(0, ue_reg(self->fd, EV_FORK " u32 a", &enable_word, 0,
 			    NULL));
 
 	if (sh->ready == nr && !sh->failed) {
 		EXPECT_EQ(0, ue_enable(EV_FORK, true));
-		EXPECT_EQ(1, self->word);
+		EXPECT_EQ(1, enable_word);
 		__atomic_store_n(&sh->phase, 1, __ATOMIC_SEQ_CST);
 		EXPECT_EQ(0, wait_value(&sh->checked_on, nr, 120000));
 		EXPECT_EQ(nr, sh->seen_on);
 
 		EXPECT_EQ(0, ue_enable(EV_FORK, false));
-		EXPECT_EQ(0, self->word);
+		EXPECT_EQ(0, enable_word);
 		__atomic_store_n(&sh->phase, 2, __ATOMIC_SEQ_CST);
 		EXPECT_EQ(0, wait_value(&sh->checked_off, nr, 120000));
 		EXPECT_EQ(nr, sh->seen_off);
@@ -324,7 +331,7 @@ TEST_F_TIMEOUT(ftrace, records_every_type, TIMEOUT)
 	unsigned int i;
 	int idx = -1, expect_off = UE_HDR_SIZE;
 
-	ASSERT_EQ(0, ue_reg(self->fd, TYPES_CMD, &self->word, 0, &idx));
+	ASSERT_EQ(0, ue_reg(self->fd, TYPES_CMD, &enable_word, 0, &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_TYPES, &fmt));
 	EXPECT_EQ(19, fmt.nr);
 
@@ -370,7 +377,7 @@ TEST_F_TIMEOUT(ftrace, records_every_type, TIMEOUT)
 	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "f_rl", "rel-loc-string", 15));
 
 	ASSERT_EQ(0, ue_enable(EV_TYPES, true));
-	ASSERT_EQ(1, self->word);
+	ASSERT_EQ(1, enable_word);
 	ASSERT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
 	ASSERT_EQ(0, ue_enable(EV_TYPES, false));
 
@@ -398,16 +405,16 @@ TEST_F_TIMEOUT(ftrace, empty_event, TIMEOUT)
 	char line[256];
 	int idx = -1;
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_EMPTY, &self->word, 31, &idx));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EMPTY, &enable_word, 31, &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_EMPTY, &fmt));
 	EXPECT_EQ(0, fmt.nr);
 
 	ASSERT_EQ(0, ue_enable(EV_EMPTY, true));
-	ASSERT_EQ(1U << 31, self->word);
+	ASSERT_EQ(1U << 31, enable_word);
 	EXPECT_EQ(4, ue_emit(self->fd, idx, NULL, 0));
 	EXPECT_EQ(4, write(self->fd, &idx, sizeof(idx)));
 	ASSERT_EQ(0, ue_enable(EV_EMPTY, false));
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 
 	ue_trace_read(&self->trace);
 	EXPECT_EQ(2, ue_trace_count(self->trace, EV_EMPTY));
@@ -420,7 +427,7 @@ TEST_F_TIMEOUT(ftrace, ebadf_when_nothing_attached, TIMEOUT)
 	__u32 val = 42;
 	int idx = -1;
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_BADF " u32 a", &self->word, 0,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_BADF " u32 a", &enable_word, 0,
 			    &idx));
 	EXPECT_EQ(-EBADF, ue_emit(self->fd, idx, &val, sizeof(val)));
 
@@ -531,13 +538,13 @@ static void check_validator(struct __test_metadata *_metadata, int fd,
 
 TEST_F_TIMEOUT(ftrace, validate_data_loc, TIMEOUT)
 {
-	check_validator(_metadata, self->fd, &self->word, &self->trace,
+	check_validator(_metadata, self->fd, &enable_word, &self->trace,
 			EV_DLOC, false);
 }
 
 TEST_F_TIMEOUT(ftrace, validate_rel_loc, TIMEOUT)
 {
-	check_validator(_metadata, self->fd, &self->word, &self->trace,
+	check_validator(_metadata, self->fd, &enable_word, &self->trace,
 			EV_RLOC, true);
 }
 
@@ -559,7 +566,7 @@ TEST_F_TIMEOUT(ftrace, filter, TIMEOUT)
 	int idx = -1;
 
 	ASSERT_EQ(0, ue_reg(self->fd, EV_FILTER " u32 a; __data_loc char[] s",
-			    &self->word, 0, &idx));
+			    &enable_word, 0, &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_FILTER, &fmt));
 	ue_evpath(path, NULL, EV_FILTER, "filter");
 
@@ -622,13 +629,13 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 	__u32 a;
 	int idx = -1, i;
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_HIST " u32 a; u32 b", &self->word,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_HIST " u32 a; u32 b", &enable_word,
 			    0, &idx));
 	ue_evpath(path, NULL, EV_HIST, "trigger");
 	ASSERT_EQ(0, ue_write_str(path, "hist:keys=a\n"));
 
 	/* A hist trigger is a listener: the bit is set */
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 
 	for (i = 0; i < 5; i++) {
 		__u32 rec[2];
@@ -648,7 +655,7 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 
 	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
 				    O_APPEND, "!hist:keys=a\n", 13));
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 }
 
 /*
@@ -659,9 +666,9 @@ TEST_F_TIMEOUT(ftrace, gone_after_last_listener, TIMEOUT)
 {
 	char line[128];
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &self->word, 0, NULL));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &enable_word, 0, NULL));
 	ASSERT_EQ(0, ue_enable(EV_GONE, true));
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = -1;
 

@@ -14,6 +14,12 @@
  * errnos the call may fail with.  Enable words live in a page whose copy
  * the model keeps: a bit the kernel writes must be a registered bit with
  * the value of its event's state, and no other byte may change.
+ *
+ * Registrations belong to the process, not to the file they were made
+ * through: closing a file ends its write indexes only, its registrations
+ * stay (the fuzzer then unregisters them, before or after the close, only
+ * half of the time), and any file can unregister any of them.  An event
+ * is referenced by every registration and every write index of it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -89,13 +95,14 @@ struct m_event {
 	int fl;
 	bool multi;
 	bool persist;
-	bool keeper;		/* the keeper file holds it */
+	bool keeper;		/* the keeper's index and registration hold it */
 	unsigned int fdmask;	/* fuzzed files holding a write index */
+	int regs;		/* registrations of it in en[] */
 };
 
 struct m_enabler {
 	bool used;
-	int fd;
+	int fd;			/* the file slot it was registered through */
 	unsigned long addr;
 	int bit;
 	int size;
@@ -278,9 +285,15 @@ static int find_event(int name, int fl, bool multi)
 	return -1;
 }
 
+/* Referenced: DIAG_IOCSDEL says EBUSY */
+static bool ev_busy(const struct m_event *ev)
+{
+	return ev->keeper || ev->fdmask || ev->regs;
+}
+
 static bool ev_exists(const struct m_event *ev)
 {
-	return ev->keeper || ev->fdmask || ev->persist;
+	return ev_busy(ev) || ev->persist;
 }
 
 static bool ev_enabled(int ev)
@@ -380,9 +393,12 @@ static void shadow_set(const struct m_enabler *e, bool on)
 		*b &= ~(1U << (mb % 8));
 }
 
+/* The registration ended (UNREG): its bit is cleared */
 static void drop_enabler(struct m_enabler *e)
 {
 	shadow_set(e, false);
+	if (e->ev >= 0)
+		g.events[e->ev].regs--;
 	e->used = false;
 }
 
@@ -655,21 +671,7 @@ static void op_reg(struct __test_metadata *_metadata)
 	if (ret)
 		return;
 
-	/* Registered: an enabler, maybe an event, an index */
-	for (i = 0; i < MAX_ENABLERS && g.en[i].used; i++)
-		;
-	if (i == MAX_ENABLERS) {
-		/* The model is full: drop it again */
-		struct user_unreg u = {
-			.size = sizeof(u), .disable_bit = bit,
-			.disable_addr = addr,
-		};
-
-		ioctl(g.files[f].fd, DIAG_IOCSUNREG, &u);
-		return;
-	}
-	g.en[i] = (struct m_enabler){ .used = true, .fd = f, .addr = addr,
-		.bit = bit, .size = size, .ev = -1 };
+	/* Registered: maybe an event, an index, and a registration */
 	if (!x.unknown) {
 		ev = find_event(name, fl, multi);
 		if (ev < 0) {
@@ -677,7 +679,6 @@ static void op_reg(struct __test_metadata *_metadata)
 			g.events[ev] = (struct m_event){ .name = name, .fl = fl,
 				.multi = multi };
 		}
-		g.en[i].ev = ev;
 		g.events[ev].persist |= persist;
 		if (g.files[f].idx[ev] >= 0 &&
 		    g.files[f].idx[ev] != (int)reg->write_index) {
@@ -688,7 +689,27 @@ static void op_reg(struct __test_metadata *_metadata)
 		g.files[f].idx[ev] = reg->write_index;
 		g.events[ev].fdmask |= 1U << f;
 	}
-	shadow_set(&g.en[i], g.en[i].ev >= 0 && ev_enabled(g.en[i].ev));
+	for (i = 0; i < MAX_ENABLERS && g.en[i].used; i++)
+		;
+	if (i == MAX_ENABLERS) {
+		/* The model is full: drop it again, which clears the bit */
+		struct m_enabler e = { .addr = addr, .bit = bit, .ev = -1 };
+		struct user_unreg u = {
+			.size = sizeof(u), .disable_bit = bit,
+			.disable_addr = addr,
+		};
+
+		ret = errno_of(ioctl(g.files[f].fd, DIAG_IOCSUNREG, &u));
+		note(_metadata, OP_UNREG, ret, what, &(struct expect){ 0 },
+		     !ret);
+		shadow_set(&e, false);
+		return;
+	}
+	g.en[i] = (struct m_enabler){ .used = true, .fd = f, .addr = addr,
+		.bit = bit, .size = size, .ev = ev };
+	if (ev >= 0)
+		g.events[ev].regs++;
+	shadow_set(&g.en[i], ev >= 0 && ev_enabled(ev));
 }
 
 static void op_unreg(struct __test_metadata *_metadata)
@@ -753,16 +774,57 @@ static void op_unreg(struct __test_metadata *_metadata)
 		 size, (unsigned long long)u->disable_addr, u->disable_bit,
 		 u->__reserved, u->__reserved2);
 	note(_metadata, OP_UNREG, ret, what, &x, ret == x.err);
-	if (!ret && e)
+	if (!ret && e) {
+		/* Its event may have lost its last reference */
 		drop_enabler(e);
+		gc_events();
+	}
+}
+
+/* What DIAG_IOCSDEL of model name @n must say */
+static int del_expect(int n)
+{
+	bool busy = false, found = false;
+	int i;
+
+	for (i = 0; i < g.nr_events; i++) {
+		if (g.events[i].name != n)
+			continue;
+		found = true;
+		busy |= ev_busy(&g.events[i]);
+	}
+	return !found ? ENOENT : busy ? EBUSY : 0;
+}
+
+/* After DIAG_IOCSDEL of @n: every unreferenced format of it is gone */
+static void del_done(int n)
+{
+	int i;
+
+	for (i = 0; i < g.nr_events; i++)
+		if (g.events[i].name == n && !ev_busy(&g.events[i]))
+			g.events[i].persist = false;
+	gc_events();
+}
+
+/* DIAG_IOCSDEL of model name @n through @fd, checked against the model */
+static void del_checked(struct __test_metadata *_metadata, int fd, int n)
+{
+	struct expect x = { .err = del_expect(n) };
+	char name[64];
+	int ret;
+
+	name_of(n, name, sizeof(name));
+	ret = errno_of(ioctl(fd, DIAG_IOCSDEL, name));
+	note(_metadata, OP_DEL, ret, name, &x, ret == x.err);
+	del_done(n);
 }
 
 static void op_del(struct __test_metadata *_metadata)
 {
 	struct expect x = { .err = ENOENT };
 	char name[600], what[700];
-	int ret, k = rn(100), n = -1, i;
-	bool busy = false, found = false;
+	int ret, k = rn(100), n = -1;
 	const char *p = name;
 
 	if (k < 80) {
@@ -781,16 +843,8 @@ static void op_del(struct __test_metadata *_metadata)
 		x.err = EFAULT;
 	}
 
-	if (n >= 0) {
-		for (i = 0; i < g.nr_events; i++) {
-			if (g.events[i].name != n)
-				continue;
-			found = true;
-			if (g.events[i].keeper || g.events[i].fdmask)
-				busy = true;
-		}
-		x.err = !found ? ENOENT : busy ? EBUSY : 0;
-	}
+	if (n >= 0)
+		x.err = del_expect(n);
 	ret = errno_of(ioctl(g.files[rn(NR_FD)].fd, DIAG_IOCSDEL, p));
 	snprintf(what, sizeof(what), "\"%.40s\"", p ? p : "(NULL)");
 	if (k >= 80 && k < 90)
@@ -799,12 +853,8 @@ static void op_del(struct __test_metadata *_metadata)
 	else
 		note(_metadata, OP_DEL, ret, what, &x, ret == x.err);
 
-	/* Every unreferenced persistent format of the name is gone */
-	for (i = 0; n >= 0 && i < g.nr_events; i++)
-		if (g.events[i].name == n && !g.events[i].keeper &&
-		    !g.events[i].fdmask)
-			g.events[i].persist = false;
-	gc_events();
+	if (n >= 0)
+		del_done(n);
 }
 
 /* Build a record for K0 or K1; @bad: make one loc word wrong */
@@ -1023,14 +1073,48 @@ static void op_write(struct __test_metadata *_metadata)
 	     ret == x.err && (ret || (size_t)wr == total));
 }
 
-static void op_close(struct __test_metadata *_metadata)
+/* DIAG_IOCSUNREG of registration @e through @fd: it must succeed */
+static void unreg_one(struct __test_metadata *_metadata, struct m_enabler *e,
+		      int fd)
 {
-	int f = rn(NR_FD), i;
+	struct user_unreg u = {
+		.size = sizeof(u), .disable_bit = e->bit,
+		.disable_addr = e->addr,
+	};
+	char what[200];
+	int ret;
 
-	close(g.files[f].fd);
+	ret = errno_of(ioctl(fd, DIAG_IOCSUNREG, &u));
+	snprintf(what, sizeof(what), "addr %#lx bit %d, registered through fd%d",
+		 e->addr, e->bit, e->fd);
+	note(_metadata, OP_UNREG, ret, what, &(struct expect){ 0 }, !ret);
+	if (!ret)
+		drop_enabler(e);
+}
+
+/* Unregister what was registered through file slot @f, through @via */
+static void unreg_slot(struct __test_metadata *_metadata, int f, int via)
+{
+	int i;
+
 	for (i = 0; i < MAX_ENABLERS; i++)
 		if (g.en[i].used && g.en[i].fd == f)
-			drop_enabler(&g.en[i]);
+			unreg_one(_metadata, &g.en[i], g.files[via].fd);
+	gc_events();
+}
+
+/*
+ * Close a file: its write indexes end, its registrations stay.  Half of
+ * the time the program unregisters them too: before the close through
+ * the file itself, or after it through any file.
+ */
+static void op_close(struct __test_metadata *_metadata)
+{
+	int f = rn(NR_FD), how = rn(4), i;
+
+	if (how == 0)
+		unreg_slot(_metadata, f, f);
+	close(g.files[f].fd);
 	for (i = 0; i < g.nr_events; i++) {
 		g.events[i].fdmask &= ~(1U << f);
 		g.files[f].idx[i] = -1;
@@ -1038,6 +1122,8 @@ static void op_close(struct __test_metadata *_metadata)
 	gc_events();
 	g.files[f].fd = ue_open();
 	ASSERT_LE(0, g.files[f].fd);
+	if (how == 1)
+		unreg_slot(_metadata, f, rn(NR_FD));
 	g.counts[OP_CLOSE][0]++;
 }
 
@@ -1059,11 +1145,12 @@ static void op_page(struct __test_metadata *_metadata)
 	g.counts[OP_PAGE][0]++;
 }
 
-static void op_toggle(struct __test_metadata *_metadata)
+/* Enable or disable K@k in ftrace: its registered bits follow */
+static void set_enabled(struct __test_metadata *_metadata, int k, bool on)
 {
-	int k = rn(NR_K), i;
+	int i;
 
-	g.enabled[k] = !g.enabled[k];
+	g.enabled[k] = on;
 	ASSERT_EQ(0, ue_enable(k == 0 ? NAME_K "0" : k == 1 ? NAME_K "1" :
 			       k == 2 ? NAME_K "2" : NAME_K "3",
 			       g.enabled[k]));
@@ -1072,6 +1159,13 @@ static void op_toggle(struct __test_metadata *_metadata)
 		    !g.events[g.en[i].ev].multi &&
 		    g.events[g.en[i].ev].name == k)
 			shadow_set(&g.en[i], g.enabled[k]);
+}
+
+static void op_toggle(struct __test_metadata *_metadata)
+{
+	int k = rn(NR_K);
+
+	set_enabled(_metadata, k, !g.enabled[k]);
 	g.counts[OP_TOGGLE][0]++;
 }
 
@@ -1107,9 +1201,10 @@ FIXTURE_SETUP(fz)
 {
 }
 
-FIXTURE_TEARDOWN(fz)
+/* After the test process exited, with its registrations */
+FIXTURE_TEARDOWN_PARENT(fz)
 {
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_names();
 }
 
@@ -1119,8 +1214,9 @@ TEST_F_TIMEOUT(fz, fuzz, TIMEOUT)
 	const char *env;
 	char why[200], name[64], cmd[256];
 	long calls = DEFAULT_CALLS, i, n;
+	int op, r, k, e, fd, mismatches;
+	static __u32 kword;
 	long long start;
-	int op, r, k, e;
 
 	if (reason)
 		SKIP(return, "%s", reason);
@@ -1173,8 +1269,6 @@ TEST_F_TIMEOUT(fz, fuzz, TIMEOUT)
 	g.keeper = ue_open();
 	ASSERT_LE(0, g.keeper);
 	for (k = 0; k < NR_K; k++) {
-		static __u32 kword;
-
 		gen_cmd(cmd, sizeof(cmd), k, k, NULL);
 		ASSERT_EQ(0, ue_reg(g.keeper, cmd, &kword, k, &g.kidx[k]))
 			TH_LOG("%s", cmd);
@@ -1251,28 +1345,56 @@ TEST_F_TIMEOUT(fz, fuzz, TIMEOUT)
 		       nr_enablers(), g.nr_events);
 	EXPECT_EQ(0, g.mismatches) TH_LOG("seed %llu", g.seed);
 	EXPECT_LE(calls, g.calls);
+	mismatches = g.mismatches;
 
-	/* Everything goes with the files; the persistent ones by DEL */
-	for (k = 0; k < NR_K; k++) {
-		name_of(k, name, sizeof(name));
-		ue_enable(name, false);
-	}
+	/* Nothing listens any more: every registered bit is clear */
+	for (k = 0; k < NR_K; k++)
+		set_enabled(_metadata, k, false);
+	EXPECT_EQ(0, check_memory(why, sizeof(why))) TH_LOG("%s", why);
+
+	/*
+	 * Closing the files ends their write indexes only: the
+	 * registrations stay and hold their events, no bit changes
+	 */
 	for (i = 0; i < NR_FD; i++)
 		close(g.files[i].fd);
 	close(g.keeper);
-	/* Releasing the files cleared every bit */
+	for (e = 0; e < g.nr_events; e++)
+		g.events[e].fdmask = 0;
+	gc_events();
+	EXPECT_EQ(0, check_memory(why, sizeof(why)))
+		TH_LOG("after closing the files: %s", why);
+	fd = ue_open();
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NR_NAMES; i++)
+		del_checked(_metadata, fd, i);
+
+	/* UNREG of every registration, through a file that made none */
 	for (i = 0; i < MAX_ENABLERS; i++)
 		if (g.en[i].used)
-			drop_enabler(&g.en[i]);
+			unreg_one(_metadata, &g.en[i], fd);
+	for (k = 0; k < NR_K; k++)
+		EXPECT_EQ(0, ue_unreg(fd, &kword, k)) TH_LOG("K%d", k);
+	for (e = 0; e < g.nr_events; e++)
+		g.events[e].keeper = false;
+	gc_events();
+	EXPECT_EQ(0, nr_enablers());
+	EXPECT_EQ(0, check_memory(why, sizeof(why)))
+		TH_LOG("after UNREG of everything: %s", why);
+
+	/* Nothing holds anything: DEL takes the persistent ones */
 	n = 0;
 	for (i = 0; i < NR_NAMES; i++) {
-		name_of(i, name, sizeof(name));
-		r = ue_del(name);
-		EXPECT_TRUE(r == 0 || r == -ENOENT) TH_LOG("%s: %d", name, r);
-		n += !r;
+		n += !del_expect(i);
+		del_checked(_metadata, fd, i);
 	}
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), NAME_R "%ld", i);
+		EXPECT_EQ(-ENOENT, ue_del_fd(fd, name)) TH_LOG("%s", name);
+	}
+	close(fd);
 	ksft_print_msg("%ld persistent names deleted at the end\n", n);
-	EXPECT_EQ(0, check_memory(why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, g.nr_events);
 	for (i = 0; i < NR_NAMES; i++) {
 		name_of(i, name, sizeof(name));
 		EXPECT_FALSE(ue_event_exists(NULL, name)) TH_LOG("%s", name);
@@ -1281,6 +1403,8 @@ TEST_F_TIMEOUT(fz, fuzz, TIMEOUT)
 		snprintf(name, sizeof(name), NAME_R "%ld", i);
 		EXPECT_FALSE(ue_event_exists(NULL, name)) TH_LOG("%s", name);
 	}
+	EXPECT_EQ(mismatches, g.mismatches)
+		TH_LOG("seed %llu: at the end", g.seed);
 }
 
 TEST_HARNESS_MAIN

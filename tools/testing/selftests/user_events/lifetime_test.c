@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The lifetime of user events: 10 000 register/close cycles leave neither
- * an event nor slab memory behind; DIAG_IOCSDEL succeeds right after the
- * last close, UNREG, child exit or perf close, in every try; an event that
- * lost its last registration while a tool had it is never EBUSY once the
- * tool lets go; PERSIST and MULTI_FORMAT with and without CAP_PERFMON and
- * CAP_SYS_ADMIN; persistent and multi-format events in dynamic_events;
- * the error_log line that names what keeps a busy event; unknown flags.
+ * The lifetime of user events: registrations belong to the process's
+ * memory and outlive the file they were made through; 10 000
+ * register/unregister/close cycles leave neither an event nor slab memory
+ * behind; DIAG_IOCSDEL succeeds right after the last UNREG and close
+ * (whichever comes last), child exit or perf close, in every try, and is
+ * EBUSY while a registration remains; an event that lost its last
+ * registration while a tool had it is never EBUSY once the tool lets go;
+ * PERSIST and MULTI_FORMAT with and without CAP_PERFMON and CAP_SYS_ADMIN;
+ * persistent and multi-format events in dynamic_events; the error_log
+ * line that names what keeps a busy event; unknown flags.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -258,9 +261,14 @@ static long long slab_settled(int tries, long long target)
 	return best;
 }
 
+/*
+ * The enable word of the tests: private memory of the test process, not a
+ * field of the fixture data, which FIXTURE_TEARDOWN_PARENT shares.
+ */
+static __u32 enable_word;
+
 FIXTURE(life) {
-	int fd;
-	__u32 word;
+	int fd;			/* the test process's */
 };
 
 FIXTURE_SETUP(life)
@@ -269,7 +277,7 @@ FIXTURE_SETUP(life)
 	char path[UE_PATH_MAX];
 
 	self->fd = -1;
-	self->word = 0;
+	enable_word = 0;
 	if (reason)
 		SKIP(return, "%s", reason);
 	if (!ue_exists(ue_path(path, "dynamic_events")))
@@ -277,20 +285,23 @@ FIXTURE_SETUP(life)
 	cleanup_all();
 }
 
-FIXTURE_TEARDOWN(life)
+/*
+ * After the test process exited: its registrations went with its memory
+ * and its files were released, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(life)
 {
-	if (self->fd >= 0)
-		close(self->fd);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_all();
 }
 
 /*
- * Register and close, 10 000 times, each on a new file: a plain event, one
- * unregistered before the close, a multi-format one, two registrations of
- * one event on one file.  Nothing may stay: no event in tracefs, in
- * dynamic_events or in the status file, and slab usage back at its
- * baseline (see SLAB_TOLERANCE).
+ * Register, unregister and close, 10 000 times, each on a new file: a
+ * plain event unregistered after the close (through another file: the
+ * registration outlives its file), one unregistered before the close, a
+ * multi-format one, two registrations of one event on one file.  Nothing
+ * may stay: no event in tracefs, in dynamic_events or in the status file,
+ * and slab usage back at its baseline (see SLAB_TOLERANCE).
  */
 TEST_F_TIMEOUT(life, cycles_leave_nothing, TIMEOUT)
 {
@@ -318,30 +329,44 @@ TEST_F_TIMEOUT(life, cycles_leave_nothing, TIMEOUT)
 		switch (i % 4) {
 		case 0:
 			ret = ue_reg(fd, EV_CYCLE " u32 a; char[8] b",
-				     &self->word, 0, NULL);
+				     &enable_word, 0, NULL);
+			close(fd);
+			if (!ret)
+				ret = ue_unreg(delfd, &enable_word, 0);
 			break;
 		case 1:
 			ret = ue_reg(fd, EV_CYCLE " u32 a; char[8] b",
-				     &self->word, 0, NULL);
+				     &enable_word, 0, NULL);
 			if (!ret)
-				ret = ue_unreg(fd, &self->word, 0);
+				ret = ue_unreg(fd, &enable_word, 0);
+			close(fd);
 			break;
 		case 2:
 			ret = ue_reg_flags(fd, EV_CYCLE " u64 a",
 					   USER_EVENT_REG_MULTI_FORMAT,
-					   &self->word, 4, 0, NULL);
+					   &enable_word, 4, 0, NULL);
+			if (!ret)
+				ret = ue_unreg(fd, &enable_word, 0);
+			close(fd);
 			break;
 		default:
 			ret = ue_reg(fd, EV_CYCLE " __data_loc char[] s",
-				     &self->word, 0, NULL);
+				     &enable_word, 0, NULL);
 			if (!ret)
 				ret = ue_reg(fd, EV_CYCLE " __data_loc char[] s",
-					     &self->word, 1, NULL);
+					     &enable_word, 1, NULL);
+			close(fd);
+			if (!ret)
+				ret = ue_unreg(delfd, &enable_word, 0);
+			if (!ret)
+				ret = ue_unreg(delfd, &enable_word, 1);
 			break;
 		}
-		close(fd);
 		ASSERT_EQ(0, ret) TH_LOG("cycle %d", i);
-		/* Gone once close() returns: one cycle of each round of four */
+		/*
+		 * Gone once both the UNREG and the close() have returned:
+		 * one cycle of each round of four
+		 */
 		if (i % 4 != (i / 4) % 4)
 			continue;
 		ASSERT_EQ(-ENOENT, ue_del_fd(delfd, EV_CYCLE))
@@ -376,8 +401,10 @@ TEST_F_TIMEOUT(life, cycles_leave_nothing, TIMEOUT)
 		ASSERT_LE(0, fds[i]);
 	}
 	held = slab_settled(3, -1);
-	for (i = 0; i < NR_COST; i++)
+	for (i = 0; i < NR_COST; i++) {
+		EXPECT_EQ(0, ue_unreg(fds[i], &cost_words[i], 0));
 		close(fds[i]);
+	}
 	cost = (held - after) / NR_COST;
 	TH_LOG("an event and its file hold %lld bytes of slab; one per cycle: %lld",
 	       cost, cost * NR_CYCLES);
@@ -385,10 +412,12 @@ TEST_F_TIMEOUT(life, cycles_leave_nothing, TIMEOUT)
 }
 
 /*
- * DIAG_IOCSDEL of a persistent event succeeds right after the close()
- * that dropped its last registration, in each of 1000 tries: no deferred
- * release holds it.  The same after UNREG then close, and after the last
- * of three files that held it goes (EBUSY until then).
+ * DIAG_IOCSDEL of a persistent event succeeds right after the UNREG that
+ * dropped its last registration, once the file it was registered through
+ * is closed, in each of 1000 tries: no deferred release holds it.  Until
+ * then the registration, which outlives its file, makes it EBUSY.  The
+ * same after UNREG then close, and after the last of three files that
+ * held it goes (EBUSY until then).
  */
 TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 {
@@ -401,18 +430,30 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 
 	for (i = 0; i < NR_DEL_TRIES; i++) {
 		fd = open_reg(EV_DEL " u32 a", USER_EVENT_REG_PERSIST,
-			      &self->word, 0);
+			      &enable_word, 0);
 		ASSERT_LE(0, fd) TH_LOG("try %d", i);
 		close(fd);
+		/* The registration stayed: it holds the event */
+		if (i == 0) {
+			ASSERT_EQ(0, ue_errlog_clear());
+			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
+			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
+		} else if (i % 10 == 0) {
+			ASSERT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL))
+				TH_LOG("try %d", i);
+		}
+		ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0))
+			TH_LOG("try %d", i);
 		ASSERT_EQ(0, ue_del_fd(self->fd, EV_DEL)) TH_LOG("try %d", i);
 	}
 	EXPECT_FALSE(ue_event_exists(NULL, EV_DEL));
 
 	for (i = 0; i < NR_DEL_TRIES / 20; i++) {
 		fd = open_reg(EV_DEL " u32 a", USER_EVENT_REG_PERSIST,
-			      &self->word, 0);
+			      &enable_word, 0);
 		ASSERT_LE(0, fd) TH_LOG("try %d", i);
-		ASSERT_EQ(0, ue_unreg(fd, &self->word, 0));
+		ASSERT_EQ(0, ue_unreg(fd, &enable_word, 0));
 		/* The file's write index still refers to the event */
 		if (i == 0) {
 			ASSERT_EQ(0, ue_errlog_clear());
@@ -429,11 +470,11 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 		for (j = 0; j < 3; j++) {
 			fds[j] = open_reg(EV_HOLD " u32 a",
 					  USER_EVENT_REG_PERSIST,
-					  &self->word, j);
+					  &enable_word, j);
 			ASSERT_LE(0, fds[j]) TH_LOG("try %d", i);
 		}
 		for (j = 0; j < 3; j++) {
-			ASSERT_EQ(0, ue_unreg(fds[j], &self->word, j));
+			ASSERT_EQ(0, ue_unreg(fds[j], &enable_word, j));
 			close(fds[j]);
 			if (j < 2)
 				ASSERT_EQ(-EBUSY, ue_del_fd(self->fd, EV_HOLD))
@@ -447,8 +488,10 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 
 /*
  * A "u:" event from dynamic_events is persistent: it survives the close
- * of every file that registered it, and "-:" deletes it right after the
- * last one is closed.
+ * of every file that registered it and the end of every registration,
+ * and "-:" deletes it right after the last UNREG and close (whichever
+ * came last); the registration, which outlives its file, keeps it busy
+ * until then.
  */
 TEST_F_TIMEOUT(life, dyn_delete_right_after_last_close, TIMEOUT)
 {
@@ -457,10 +500,22 @@ TEST_F_TIMEOUT(life, dyn_delete_right_after_last_close, TIMEOUT)
 	for (i = 0; i < NR_DEL_TRIES / 20; i++) {
 		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_DEL " u32 a; u64 b\n"))
 			TH_LOG("try %d", i);
-		fd = open_reg(EV_DEL " u32 a; u64 b", 0, &self->word, 0);
+		fd = open_reg(EV_DEL " u32 a; u64 b", 0, &enable_word, 0);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"));
-		close(fd);
+		if (i % 2) {
+			ASSERT_EQ(0, ue_unreg(fd, &enable_word, 0));
+			ASSERT_EQ(-EBUSY,
+				  ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"));
+			close(fd);
+		} else {
+			close(fd);
+			ASSERT_EQ(-EBUSY,
+				  ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"))
+				TH_LOG("try %d: the registration went with close()",
+				       i);
+			ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
+		}
 		ASSERT_TRUE(ue_event_exists(NULL, EV_DEL)) TH_LOG("try %d", i);
 		ASSERT_EQ(0, ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"))
 			TH_LOG("try %d", i);
@@ -473,7 +528,9 @@ TEST_F_TIMEOUT(life, dyn_delete_right_after_last_close, TIMEOUT)
  * A child that registered a persistent event on its own file and exited:
  * once waitpid() has reaped it, DIAG_IOCSDEL succeeds.  Likewise once
  * a child and its parent have both unregistered the registration the
- * child inherited and the parent has closed the file.
+ * child inherited and the parent has closed the file, or once a child
+ * that inherited a registration whose file was closed before the fork
+ * has exited and the parent has unregistered its own.
  */
 TEST_F_TIMEOUT(life, del_right_after_child_exit, TIMEOUT)
 {
@@ -486,7 +543,7 @@ TEST_F_TIMEOUT(life, del_right_after_child_exit, TIMEOUT)
 		if (pid == 0) {
 			int fd = open_reg(EV_CHILD " u32 a",
 					  USER_EVENT_REG_PERSIST,
-					  &self->word, 0);
+					  &enable_word, 0);
 
 			_exit(fd < 0 ? 10 : 0);
 		}
@@ -502,19 +559,38 @@ TEST_F_TIMEOUT(life, del_right_after_child_exit, TIMEOUT)
 	 */
 	for (i = 0; i < 10; i++) {
 		self->fd = open_reg(EV_CHILD " u32 a", USER_EVENT_REG_PERSIST,
-				    &self->word, 0);
+				    &enable_word, 0);
 		ASSERT_LE(0, self->fd);
 		pid = ue_fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0)
-			_exit(ue_unreg(self->fd, &self->word, 0) ? 10 : 0);
+			_exit(ue_unreg(self->fd, &enable_word, 0) ? 10 : 0);
 		ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
 		ASSERT_EQ(0, ue_exit_code(status)) TH_LOG("try %d", i);
 		ASSERT_EQ(-EBUSY, ue_del(EV_CHILD));
-		ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+		ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 		ASSERT_EQ(-EBUSY, ue_del(EV_CHILD));
 		close(self->fd);
 		self->fd = -1;
+		ASSERT_EQ(0, ue_del(EV_CHILD)) TH_LOG("try %d", i);
+	}
+
+	/* No file at all: the registrations alone, the child's by exit */
+	for (i = 0; i < 10; i++) {
+		self->fd = open_reg(EV_CHILD " u32 a", USER_EVENT_REG_PERSIST,
+				    &enable_word, 0);
+		ASSERT_LE(0, self->fd);
+		close(self->fd);
+		self->fd = -1;
+		pid = ue_fork();
+		ASSERT_LE(0, pid);
+		/* Half the children end their copy, half exit with it */
+		if (pid == 0)
+			_exit(i % 2 && ue_unreg_own(&enable_word, 0) ? 10 : 0);
+		ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+		ASSERT_EQ(0, ue_exit_code(status)) TH_LOG("try %d", i);
+		ASSERT_EQ(-EBUSY, ue_del(EV_CHILD));
+		ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
 		ASSERT_EQ(0, ue_del(EV_CHILD)) TH_LOG("try %d", i);
 	}
 	EXPECT_FALSE(event_left(EV_CHILD));
@@ -541,9 +617,11 @@ TEST_F_TIMEOUT(life, del_right_after_perf_close, TIMEOUT)
 }
 
 /*
- * A plain event whose last registration went while a tool had it enabled
- * goes when the tool lets go.  Right after the tool's close() or disable
- * returns, nothing holds the event any more: DIAG_IOCSDEL never answers
+ * A plain event whose last registration went (its file closed, then the
+ * registration, which outlives the file, unregistered through another
+ * one) while a tool had it enabled goes when the tool lets go.  Right
+ * after the tool's close() or disable returns, nothing holds the event
+ * any more: DIAG_IOCSDEL never answers
  * EBUSY (it deletes the event, or finds it already gone), and a program
  * that registers the name with other fields is never refused with
  * EADDRINUSE because of it.
@@ -557,7 +635,7 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
 	for (i = 0; i < 80; i++) {
 		use_perf = perf && i % 2;
 		del = i % 4 < 2;
-		fd = open_reg(EV_TOOL " u32 a", 0, &self->word, 0);
+		fd = open_reg(EV_TOOL " u32 a", 0, &enable_word, 0);
 		ASSERT_LE(0, fd);
 		if (use_perf) {
 			pfd = ue_perf_open(NULL, EV_TOOL);
@@ -565,8 +643,10 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
 		} else {
 			ASSERT_EQ(0, ue_enable(EV_TOOL, true));
 		}
-		ASSERT_EQ(1, self->word);
+		ASSERT_EQ(1, enable_word);
 		close(fd);
+		ASSERT_EQ(0, ue_unreg_own(&enable_word, 0)) TH_LOG("try %d", i);
+		ASSERT_EQ(0, enable_word);
 		ASSERT_TRUE(ue_event_exists(NULL, EV_TOOL)) TH_LOG("try %d", i);
 
 		if (use_perf)
@@ -580,9 +660,10 @@ TEST_F_TIMEOUT(life, never_busy_after_tool_lets_go, TIMEOUT)
 				TH_LOG("try %d (%s): DEL %d", i,
 				       use_perf ? "perf" : "ftrace", ret);
 		} else {
-			fd = open_reg(EV_TOOL " u64 b", 0, &self->word, 0);
+			fd = open_reg(EV_TOOL " u64 b", 0, &enable_word, 0);
 			ASSERT_LE(0, fd) TH_LOG("try %d (%s): REG %d", i,
 						use_perf ? "perf" : "ftrace", fd);
+			ASSERT_EQ(0, ue_unreg(fd, &enable_word, 0));
 			close(fd);
 		}
 		ASSERT_TRUE(ue_wait_gone(NULL, EV_TOOL, 5000));
@@ -610,8 +691,9 @@ static void expect_busy(struct __test_metadata *_metadata, bool dyn,
 
 /*
  * Delete while referenced: EBUSY from DIAG_IOCSDEL and from "-:", and
- * error_log names the reference: a registration (or just the file that
- * handed out the write index), ftrace, perf.
+ * error_log names the reference: a registration (with its file, or just
+ * the file that handed out the write index, or just the registration
+ * after its file's close), ftrace, perf.
  */
 TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 {
@@ -620,16 +702,25 @@ TEST_F_TIMEOUT(life, busy_names_the_reference, TIMEOUT)
 	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_BUSY " u32 a\n"));
 
 	/* Registered */
-	self->fd = open_reg(EV_BUSY " u32 a", 0, &self->word, 0);
+	self->fd = open_reg(EV_BUSY " u32 a", 0, &enable_word, 0);
 	ASSERT_LE(0, self->fd);
 	expect_busy(_metadata, false, "user_events: error: " BUSY_REFS);
 	expect_busy(_metadata, true, "user_events: error: " BUSY_REFS);
 
 	/* Only the file's write index */
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	expect_busy(_metadata, false, "user_events: error: " BUSY_REFS);
 	close(self->fd);
 	self->fd = -1;
+
+	/* Only a registration, whose file is closed */
+	self->fd = open_reg(EV_BUSY " u32 a", 0, &enable_word, 0);
+	ASSERT_LE(0, self->fd);
+	close(self->fd);
+	self->fd = -1;
+	expect_busy(_metadata, false, "user_events: error: " BUSY_REFS);
+	expect_busy(_metadata, true, "user_events: error: " BUSY_REFS);
+	ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
 
 	/* Enabled in ftrace */
 	ASSERT_EQ(0, ue_enable(EV_BUSY, true));
@@ -663,7 +754,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 	int want = allowed ? 0 : -EPERM;
 	char msg[256], ids[4][64];
 	__u32 word = 0;
-	int fd, fd2;
+	int fd, fd2, bit;
 
 	if (ue_drop_caps(caps, n))
 		return 1;
@@ -708,16 +799,23 @@ static int caps_child(const int *caps, int n, bool allowed)
 	if (ue_dyn_cmd("u:" EV_CAP_U " u32 a\n") != want)
 		return 13;
 	close(fd);
-	if (ue_dyn_cmd("-:" EV_CAP_E " u32 a\n") != want)
-		return 14;
-
-	/* The multi-format event went with the file */
-	if (ue_multi_ids(EV_CAP_M, ids, 4) != 0)
-		return 15;
-	/* Deleting a missing event is ENOENT with or without */
+	/* The registrations outlived the file: end each (bits 0..4) */
 	fd2 = ue_open();
-	if (fd2 < 0 || ue_del_fd(fd2, EV_CAP_M) != -ENOENT)
+	if (fd2 < 0)
+		return 14;
+	for (bit = 0; bit < 5; bit++)
+		if (ue_unreg(fd2, &word, bit) !=
+		    (allowed || bit == 2 || bit == 3 ? 0 : -ENOENT))
+			return 15;
+	if (ue_dyn_cmd("-:" EV_CAP_E " u32 a\n") != want)
 		return 16;
+
+	/* The multi-format event went with the file and the registration */
+	if (ue_multi_ids(EV_CAP_M, ids, 4) != 0)
+		return 17;
+	/* Deleting a missing event is ENOENT with or without */
+	if (ue_del_fd(fd2, EV_CAP_M) != -ENOENT)
+		return 18;
 	close(fd2);
 	return 0;
 }
@@ -750,10 +848,11 @@ TEST_F_TIMEOUT(life, persist_and_multi_caps, TIMEOUT)
 		ASSERT_EQ(0, ue_dyn_cmd("u:" EV_CAP_E " u32 a\n"));
 		self->fd = open_reg(EV_CAP_DM " u32 a", USER_EVENT_REG_PERSIST |
 				    USER_EVENT_REG_MULTI_FORMAT,
-				    &self->word, 0);
+				    &enable_word, 0);
 		ASSERT_LE(0, self->fd);
 		close(self->fd);
 		self->fd = -1;
+		ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
 		ASSERT_EQ(1, ue_multi_ids(EV_CAP_DM, ids, 4));
 
 		pid = ue_fork();
@@ -839,9 +938,10 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	/* Four persistent formats, each with a hex id of its own */
 	for (i = 0; i < 4; i++) {
 		snprintf(cmd, sizeof(cmd), EV_MF " %s", fields[i]);
-		fd = open_reg(cmd, pm, &self->word, 0);
+		fd = open_reg(cmd, pm, &enable_word, 0);
 		ASSERT_LE(0, fd) TH_LOG("%s", cmd);
 		close(fd);
+		ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
 		n = ue_multi_ids(EV_MF, ids, 8);
 		ASSERT_EQ(i + 1, n);
 		/* The new one is the one not seen yet */
@@ -855,30 +955,37 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 
 	/* Same fields later: the same tracepoint; new fields: a new one */
 	fd = open_reg(EV_MF " u64 a", USER_EVENT_REG_MULTI_FORMAT,
-		      &self->word, 0);
+		      &enable_word, 0);
 	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ue_unreg(fd, &enable_word, 0));
 	close(fd);
 	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 
 	/* Single-format, other fields than any multi format: no conflict */
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ue_reg(self->fd, EV_MF " u16 x", &self->word, 0,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_MF " u16 x", &enable_word, 0,
 			    &idx_single));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_MF));
 	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
 	/* and a multi format with the single one's fields is new */
 	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_MF " u16 x",
-				  USER_EVENT_REG_MULTI_FORMAT, &self->word,
+				  USER_EVENT_REG_MULTI_FORMAT, &enable_word,
 				  4, 1, &idx_multi));
 	EXPECT_NE(idx_single, idx_multi);
 	ASSERT_EQ(5, ue_multi_ids(EV_MF, ids, 8));
 	/* the single-format name is taken, with other fields: EADDRINUSE */
-	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_MF " u32 a", &self->word,
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd, EV_MF " u32 a", &enable_word,
 				      2, NULL));
 	close(self->fd);
 	self->fd = -1;
+	/* The registrations hold both after the close */
+	EXPECT_TRUE(ue_event_exists(NULL, EV_MF));
+	ASSERT_EQ(5, ue_multi_ids(EV_MF, ids, 8));
+	ASSERT_EQ(0, ue_unreg_own(&enable_word, 1));
 	ASSERT_EQ(4, ue_multi_ids(EV_MF, ids, 8));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_MF));
+	ASSERT_EQ(0, ue_unreg_own(&enable_word, 0));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
 
 	/* dynamic_events lists each format under its tracepoint name */
@@ -955,7 +1062,7 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 	for (bit = 2; bit < 16; bit++) {
 		flags = known | (1U << bit);
 		ret = ue_reg_flags(self->fd, EV_FLAGS " u32 a", flags,
-				   &self->word, 4, 0, NULL);
+				   &enable_word, 4, 0, NULL);
 		ASSERT_EQ(-EINVAL, ret) TH_LOG("flags %#x", flags);
 		/* Nothing created, the address and bit still free */
 		ASSERT_EQ(0, ue_multi_ids(EV_FLAGS, ids, 4));
@@ -964,10 +1071,10 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 		/* The retry with the flags this kernel knows */
 		flags &= USER_EVENT_REG_MAX - 1;
 		ASSERT_EQ(0, ue_reg_flags(self->fd, EV_FLAGS " u32 a", flags,
-					  &self->word, 4, 0, NULL))
+					  &enable_word, 4, 0, NULL))
 			TH_LOG("flags %#x", flags);
 		ASSERT_EQ(1, ue_multi_ids(EV_FLAGS, ids, 4));
-		ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+		ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 		ASSERT_EQ(-EBUSY, ue_del(EV_FLAGS));
 		close(self->fd);
 		self->fd = -1;
@@ -984,14 +1091,14 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 		if (ue_drop_caps(both, 2))
 			_exit(10);
 		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a",
-				 USER_EVENT_REG_PERSIST | 0x8000, &self->word,
+				 USER_EVENT_REG_PERSIST | 0x8000, &enable_word,
 				 4, 0, NULL) != -EINVAL)
 			_exit(11);
 		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a",
-				 USER_EVENT_REG_PERSIST, &self->word, 4, 0,
+				 USER_EVENT_REG_PERSIST, &enable_word, 4, 0,
 				 NULL) != -EPERM)
 			_exit(12);
-		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a", 0, &self->word,
+		if (ue_reg_flags(self->fd, EV_FLAGS " u32 a", 0, &enable_word,
 				 4, 0, NULL))
 			_exit(13);
 		_exit(0);

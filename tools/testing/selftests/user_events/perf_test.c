@@ -52,9 +52,15 @@ struct perf_ring {
 	int nr_other;		/* records of other types (lost, ...) */
 };
 
+/*
+ * The enable word of the tests: private memory of the test process, not a
+ * field of the fixture data, which FIXTURE_TEARDOWN_PARENT shares.
+ */
+static __u32 enable_word;
+
+/* Shared with the teardown: @fd and @r belong to the test process */
 FIXTURE(perf) {
 	int fd;
-	__u32 word;
 	struct perf_ring r;
 };
 
@@ -80,7 +86,7 @@ FIXTURE_SETUP(perf)
 	cleanup_all();
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
-	self->word = 0;
+	enable_word = 0;
 }
 
 static void perf_close(struct perf_ring *r)
@@ -93,12 +99,13 @@ static void perf_close(struct perf_ring *r)
 	r->perf_fd = -1;
 }
 
-FIXTURE_TEARDOWN(perf)
+/*
+ * After the test process exited: its registrations went with its memory
+ * and its files were released, so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(perf)
 {
-	perf_close(&self->r);
-	if (self->fd >= 0)
-		close(self->fd);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_all();
 }
 
@@ -219,7 +226,7 @@ TEST_F_TIMEOUT(perf, sample_every_field, TIMEOUT)
 	long id = 0;
 	int idx = -1;
 
-	ASSERT_EQ(0, ue_reg(self->fd, TYPES_CMD, &self->word, 0, &idx));
+	ASSERT_EQ(0, ue_reg(self->fd, TYPES_CMD, &enable_word, 0, &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_TYPES, &fmt));
 	ASSERT_EQ(19, fmt.nr);
 	ASSERT_EQ(0, ue_event_id(NULL, EV_TYPES, &id));
@@ -235,7 +242,7 @@ TEST_F_TIMEOUT(perf, sample_every_field, TIMEOUT)
 	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "f_rl", "perf-rel-loc", 13));
 
 	ASSERT_EQ(0, perf_attach(&self->r, EV_TYPES));
-	ASSERT_EQ(1, self->word);
+	ASSERT_EQ(1, enable_word);
 	ASSERT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
 
 	read_samples(&self->r);
@@ -285,7 +292,7 @@ TEST_F_TIMEOUT(perf, sample_every_field, TIMEOUT)
 
 	/* Detached: the bit clears, writes have nowhere to go */
 	perf_close(&self->r);
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 	EXPECT_EQ(-EBADF, ue_emit_rec(self->fd, idx, &rec));
 }
 
@@ -297,7 +304,7 @@ TEST_F_TIMEOUT(perf, validators_drop_bad_records, TIMEOUT)
 	int idx = -1;
 
 	ASSERT_EQ(0, ue_reg(self->fd, EV_STATUS " u32 a; __data_loc char[] s",
-			    &self->word, 0, &idx));
+			    &enable_word, 0, &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_STATUS, &fmt));
 	ASSERT_EQ(0, perf_attach(&self->r, EV_STATUS));
 
@@ -328,10 +335,10 @@ TEST_F_TIMEOUT(perf, empty_event, TIMEOUT)
 	long id = 0;
 	int idx = -1, i;
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_EMPTY, &self->word, 7, &idx));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EMPTY, &enable_word, 7, &idx));
 	ASSERT_EQ(0, ue_event_id(NULL, EV_EMPTY, &id));
 	ASSERT_EQ(0, perf_attach(&self->r, EV_EMPTY));
-	ASSERT_EQ(1U << 7, self->word);
+	ASSERT_EQ(1U << 7, enable_word);
 
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(4, ue_emit(self->fd, idx, NULL, 0));
@@ -344,7 +351,7 @@ TEST_F_TIMEOUT(perf, empty_event, TIMEOUT)
 		EXPECT_EQ(id, raw_get(&self->r.samples[i], 0, 2));
 	}
 	perf_close(&self->r);
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 }
 
 TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
@@ -355,12 +362,12 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 	long id = 0;
 
 	ASSERT_EQ(0, ue_status_counts(&active0, &busy0));
-	ASSERT_EQ(0, ue_reg(self->fd, EV_STATUS " u32 a", &self->word, 0,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_STATUS " u32 a", &enable_word, 0,
 			    NULL));
 	ASSERT_EQ(0, ue_event_id(NULL, EV_STATUS, &id));
 
 	ASSERT_EQ(0, perf_attach(&self->r, EV_STATUS));
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 	ASSERT_EQ(0, ue_status_line(EV_STATUS, line, sizeof(line)));
 	EXPECT_STREQ(EV_STATUS " # Used by perf", line);
 	ASSERT_EQ(0, ue_status_counts(&active, &busy));
@@ -369,7 +376,7 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 	/* A second perf event: closing one leaves the bit set */
 	perf2 = ue_perf_open_id(id);
 	ASSERT_LE(0, perf2);
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 
 	/* ftrace as well */
 	ASSERT_EQ(0, ue_enable(EV_STATUS, true));
@@ -377,28 +384,28 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 	EXPECT_STREQ(EV_STATUS " # Used by ftrace perf", line);
 
 	perf_close(&self->r);
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 	close(perf2);
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 	ASSERT_EQ(0, ue_status_line(EV_STATUS, line, sizeof(line)));
 	EXPECT_STREQ(EV_STATUS " # Used by ftrace", line);
 
 	ASSERT_EQ(0, ue_enable(EV_STATUS, false));
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 	ASSERT_EQ(0, ue_status_line(EV_STATUS, line, sizeof(line)));
 	EXPECT_STREQ(EV_STATUS, line);
 	ASSERT_EQ(0, ue_status_counts(&active, &busy));
 	EXPECT_EQ(busy0, busy);
 
 	/* A perf event references the event: DEL is EBUSY until it closes */
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ue_reg_flags(self->fd, EV_STATUS " u32 a",
-				  USER_EVENT_REG_PERSIST, &self->word, 4, 0,
+				  USER_EVENT_REG_PERSIST, &enable_word, 4, 0,
 				  NULL));
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = -1;
 	ASSERT_EQ(0, perf_attach(&self->r, EV_STATUS));
@@ -410,9 +417,9 @@ TEST_F_TIMEOUT(perf, status_and_bit, TIMEOUT)
 /* A perf event keeps a non-persistent event alive until it closes */
 TEST_F_TIMEOUT(perf, gone_after_perf_close, TIMEOUT)
 {
-	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &self->word, 0, NULL));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_GONE " u32 a", &enable_word, 0, NULL));
 	ASSERT_EQ(0, perf_attach(&self->r, EV_GONE));
-	ASSERT_EQ(0, ue_unreg(self->fd, &self->word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = -1;
 
@@ -526,7 +533,7 @@ TEST_F_TIMEOUT(perf, bpf_program_runs_per_record, TIMEOUT)
 	map_fd = sys_bpf(BPF_MAP_CREATE, &attr);
 	ASSERT_LE(0, map_fd) TH_LOG("BPF_MAP_CREATE: %d", map_fd);
 
-	ASSERT_EQ(0, ue_reg(self->fd, EV_BPF " u32 a; u32 b", &self->word, 0,
+	ASSERT_EQ(0, ue_reg(self->fd, EV_BPF " u32 a; u32 b", &enable_word, 0,
 			    &idx));
 	ASSERT_EQ(0, ue_format_read(NULL, EV_BPF, &fmt));
 	f = ue_field(&fmt, "b");
@@ -539,7 +546,7 @@ TEST_F_TIMEOUT(perf, bpf_program_runs_per_record, TIMEOUT)
 	ASSERT_EQ(0, ue_event_id(NULL, EV_BPF, &id));
 	self->r.perf_fd = ue_perf_open_id(id);
 	ASSERT_LE(0, self->r.perf_fd);
-	EXPECT_EQ(1, self->word);
+	EXPECT_EQ(1, enable_word);
 	ASSERT_EQ(0, ioctl(self->r.perf_fd, PERF_EVENT_IOC_SET_BPF, prog_fd))
 		TH_LOG("PERF_EVENT_IOC_SET_BPF: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(self->r.perf_fd, PERF_EVENT_IOC_ENABLE, 0));
@@ -556,7 +563,7 @@ TEST_F_TIMEOUT(perf, bpf_program_runs_per_record, TIMEOUT)
 	EXPECT_EQ(1000 + nr - 1, value);
 
 	perf_close(&self->r);
-	EXPECT_EQ(0, self->word);
+	EXPECT_EQ(0, enable_word);
 	close(prog_fd);
 	close(map_fd);
 }

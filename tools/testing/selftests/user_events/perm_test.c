@@ -43,6 +43,7 @@
 #define RO_FILE		"/tmp/ue_perm_ro"
 #define OTHER_ADDR	((void *)0x240000000ULL)
 
+/* Shared with the teardown: @trace belongs to the test process */
 FIXTURE(perm) {
 	struct stat data_st, dir_st;
 	bool saved;
@@ -74,7 +75,11 @@ FIXTURE_SETUP(perm)
 	ASSERT_EQ(0, ue_trace_clear());
 }
 
-FIXTURE_TEARDOWN(perm)
+/*
+ * After the test process exited: its registrations went with its memory,
+ * so every event it made can be deleted.
+ */
+FIXTURE_TEARDOWN_PARENT(perm)
 {
 	if (self->saved) {
 		chown(self->data, self->data_st.st_uid, self->data_st.st_gid);
@@ -85,8 +90,7 @@ FIXTURE_TEARDOWN(perm)
 	umount2(BIND_PATH, MNT_DETACH);
 	unlink(BIND_PATH);
 	unlink(RO_FILE);
-	free(self->trace);
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup();
 }
 
@@ -199,7 +203,7 @@ TEST_F_TIMEOUT(perm, tracers_group, TIMEOUT)
 				   sizeof(line)));
 	EXPECT_TRUE(ue_has_token(line, "a=32343")) TH_LOG("%s", line);
 
-	/* The tracer's event went with its file; root's stays */
+	/* The tracer's event went with its process; root's stays */
 	EXPECT_TRUE(ue_wait_gone(NULL, EV_USER, 2000));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_PERSIST));
 	EXPECT_EQ(0, ue_del(EV_PERSIST));
@@ -346,7 +350,10 @@ TEST_F_TIMEOUT(perm, no_write_without_access, TIMEOUT)
 	munmap(p, page);
 	close(fd);
 	ASSERT_EQ(0, ue_enable(EV_MEM, false));
+	EXPECT_EQ(0, ue_unreg(kfd, &keep, 31));
 	close(kfd);
+	/* None of the refused registrations was left holding the event */
+	EXPECT_FALSE(ue_event_exists(NULL, EV_MEM));
 }
 
 /* A child that registers at @addr in its own address space */
@@ -408,7 +415,10 @@ TEST_F_TIMEOUT(perm, other_process_memory, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(EV_MEM, false));
 	EXPECT_EQ(PATTERN, p[0]);
 	munmap(p, page);
+	EXPECT_EQ(0, ue_unreg(kfd, &keep, 31));
 	close(kfd);
+	/* The children's registrations went with them */
+	EXPECT_FALSE(ue_event_exists(NULL, EV_MEM));
 }
 
 TEST_HARNESS_MAIN

@@ -6,10 +6,15 @@
  * own; a thread toggles the events in ftrace; a thread unmaps, maps again
  * and mprotect()s a page that holds enabled words; a thread forks
  * children that inherit every registration and exit, exec or register
- * their own.  Every call must end with an errno the ABI allows for what
- * raced with it.  At the end, with nothing running, every registered bit
- * must follow its event, every other bit must be untouched, and once the
- * files are closed no event and no bit may be left.
+ * their own.  Registrations outlive the files they were made through, so
+ * a worker that closes a file keeps its registrations (and loses their
+ * write indexes), and unregisters through any file.  Every call must end
+ * with an errno the ABI allows for what raced with it.  At the end, with
+ * nothing running, the files closed, every registered bit must follow its
+ * event and every other bit must be untouched; once every registration is
+ * unregistered no event and no bit may be left.  Words are judged after a
+ * bounded wait: a toggle that finds mmap_lock taken (the mm thread) or the
+ * page copy-on-write (after a fork) leaves the word to a work item.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,7 +47,7 @@ struct reg {
 	__u32 *word;
 	int bit;
 	int name;
-	int fd;			/* the file it was made through */
+	int fd;			/* the file it was made through, -1: closed */
 	int idx;		/* its write index on that file */
 	bool vol;		/* in the volatile page */
 };
@@ -67,7 +72,6 @@ static struct {
 	atomic_long toggles, unmaps, protects, forks, execs, child_fail;
 	atomic_long unexpected;
 	pthread_mutex_t log_lock;
-	pthread_rwlock_t fork_lock;	/* a child has the workers' fds */
 } g;
 
 static unsigned int rn(unsigned long long *s, unsigned int n)
@@ -134,15 +138,14 @@ static bool bit_used(struct worker *w, __u32 *word, int bit)
 	return false;
 }
 
-static void drop_fd_regs(struct worker *w, int fd)
+/* @fd is closed: its write indexes are gone, the registrations stay */
+static void forget_fd(struct worker *w, int fd)
 {
 	int i;
 
-	for (i = 0; i < w->nr; )
+	for (i = 0; i < w->nr; i++)
 		if (w->regs[i].fd == fd)
-			w->regs[i] = w->regs[--w->nr];
-		else
-			i++;
+			w->regs[i].fd = -1;
 }
 
 static void *worker_fn(void *arg)
@@ -171,15 +174,18 @@ static void *worker_fn(void *arg)
 			else if (!(err == EFAULT && r.vol))
 				report("DIAG_IOCSREG", err);
 		} else if (op < 55 && w->nr) {
+			/* Through any file: the shared one or its own */
 			i = rn(&w->rng, w->nr);
-			err = -ue_unreg(g.shared_fd, w->regs[i].word,
-					w->regs[i].bit);
+			err = -ue_unreg(rn(&w->rng, 2) ? g.shared_fd : w->own_fd,
+					w->regs[i].word, w->regs[i].bit);
 			if (err)
 				report("DIAG_IOCSUNREG", err);
 			w->regs[i] = w->regs[--w->nr];
 		} else if (op < 90 && w->nr) {
 			struct reg *r = &w->regs[rn(&w->rng, w->nr)];
 
+			if (r->fd < 0)
+				continue;
 			err = emit(r->fd, r->idx);
 			if (err && err != EBADF)
 				report("write", err);
@@ -192,12 +198,9 @@ static void *worker_fn(void *arg)
 				report(what, err);
 			}
 		} else if (op < 97) {
-			/* Not while a child still holds a copy of the fd */
-			pthread_rwlock_rdlock(&g.fork_lock);
 			close(w->own_fd);
-			drop_fd_regs(w, w->own_fd);
+			forget_fd(w, w->own_fd);
 			w->own_fd = ue_open();
-			pthread_rwlock_unlock(&g.fork_lock);
 			if (w->own_fd < 0) {
 				report("open", -w->own_fd);
 				break;
@@ -302,7 +305,7 @@ static bool reap_child(bool block)
 static void *fork_fn(void *arg)
 {
 	unsigned long long rng = 1234;
-	int kind, sync[2], i, inflight = 0;
+	int kind, sync[2], inflight = 0;
 	pid_t pid;
 	char c;
 
@@ -312,16 +315,9 @@ static void *fork_fn(void *arg)
 			report("pipe", errno);
 			break;
 		}
-		/*
-		 * The child drops its copies of the workers' own files
-		 * before a worker may close one: closing must end the
-		 * worker's registrations made through it.
-		 */
-		pthread_rwlock_wrlock(&g.fork_lock);
+		/* The child inherits every registration of the workers */
 		pid = fork();
 		if (pid == 0) {
-			for (i = 0; i < NR_WORKERS; i++)
-				close(g.w[i].own_fd);
 			close(sync[0]);
 			close(sync[1]);
 			if (kind == 0)
@@ -333,11 +329,11 @@ static void *fork_fn(void *arg)
 			}
 			_exit(child_work(rng));
 		}
+		/* Until the child runs */
 		close(sync[1]);
 		if (pid > 0)
 			read(sync[0], &c, 1);
 		close(sync[0]);
-		pthread_rwlock_unlock(&g.fork_lock);
 		if (pid < 0) {
 			report("fork", errno);
 			usleep(10000);
@@ -375,9 +371,10 @@ FIXTURE_SETUP(st)
 {
 }
 
-FIXTURE_TEARDOWN(st)
+/* After the test process exited, with its registrations */
+FIXTURE_TEARDOWN_PARENT(st)
 {
-	if (ue_tracefs[0])
+	if (!ue_setup())
 		cleanup_names();
 }
 
@@ -418,6 +415,37 @@ static int check_bits(const bool *enabled, char *why, size_t size)
 	return 0;
 }
 
+/* check_bits(), given 5 s for the words a work item fixes up */
+static int check_bits_wait(const bool *enabled, char *why, size_t size)
+{
+	long long end = ue_now_ms() + 5000;
+
+	while (check_bits(enabled, why, size)) {
+		if (ue_now_ms() > end)
+			return -1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Every word of the stable page clear, given 5 s; the first set or -1 */
+static int stable_clear_wait(void)
+{
+	long long end = ue_now_ms() + 5000;
+	int i;
+
+	for (;;) {
+		for (i = 0; i < NR_WORKERS * SLOTS; i++)
+			if (__atomic_load_n(&g.stable[i], __ATOMIC_SEQ_CST))
+				break;
+		if (i == NR_WORKERS * SLOTS)
+			return -1;
+		if (ue_now_ms() > end)
+			return i;
+		usleep(10000);
+	}
+}
+
 TEST_F_TIMEOUT(st, stress, TIMEOUT)
 {
 	pthread_t toggler, mmer, forker;
@@ -425,7 +453,7 @@ TEST_F_TIMEOUT(st, stress, TIMEOUT)
 	long seconds = DEFAULT_SECONDS, ops = 0, regs = 0;
 	const char *reason = ue_setup(), *env;
 	char why[200], name[64];
-	int i;
+	int i, j, fd;
 
 	if (reason)
 		SKIP(return, "%s", reason);
@@ -435,7 +463,6 @@ TEST_F_TIMEOUT(st, stress, TIMEOUT)
 
 	g.page = sysconf(_SC_PAGESIZE);
 	pthread_mutex_init(&g.log_lock, NULL);
-	pthread_rwlock_init(&g.fork_lock, NULL);
 	g.stable = mmap(NULL, g.page, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, g.stable);
@@ -481,32 +508,48 @@ TEST_F_TIMEOUT(st, stress, TIMEOUT)
 	EXPECT_EQ(0, atomic_load(&g.unexpected));
 	EXPECT_EQ(0, atomic_load(&g.child_fail));
 
-	/* Quiet now: every bit follows its event */
+	/*
+	 * Quiet now, and the files closed (which ends their write indexes
+	 * only): every bit still follows its event
+	 */
+	for (i = 0; i < NR_WORKERS; i++) {
+		close(g.w[i].own_fd);
+		forget_fd(&g.w[i], g.w[i].own_fd);
+	}
+	close(g.shared_fd);
 	for (i = 0; i < NR_NAMES; i++) {
 		name_of(i, name, sizeof(name));
 		ue_enable(name, false);
 	}
-	EXPECT_EQ(0, check_bits(enabled, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, check_bits_wait(enabled, why, sizeof(why)))
+		TH_LOG("%s", why);
 	for (i = 0; i < NR_NAMES; i++) {
 		name_of(i, name, sizeof(name));
 		enabled[i] = !ue_enable(name, true);
 	}
-	EXPECT_EQ(0, check_bits(enabled, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, check_bits_wait(enabled, why, sizeof(why)))
+		TH_LOG("%s", why);
 	for (i = 0; i < NR_NAMES; i++) {
 		name_of(i, name, sizeof(name));
 		ue_enable(name, false);
 		enabled[i] = false;
 	}
-	EXPECT_EQ(0, check_bits(enabled, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0, check_bits_wait(enabled, why, sizeof(why)))
+		TH_LOG("%s", why);
 
-	/* Closing the files ends everything */
+	/* UNREG of every registration, through a new file, ends everything */
+	fd = ue_open();
+	ASSERT_LE(0, fd);
 	for (i = 0; i < NR_WORKERS; i++) {
-		close(g.w[i].own_fd);
+		for (j = 0; j < g.w[i].nr; j++)
+			EXPECT_EQ(0, ue_unreg(fd, g.w[i].regs[j].word,
+					      g.w[i].regs[j].bit))
+				TH_LOG("worker %d, registration %d", i, j);
 		g.w[i].nr = 0;
 	}
-	close(g.shared_fd);
-	for (i = 0; i < NR_WORKERS * SLOTS; i++)
-		EXPECT_EQ(0, g.stable[i]) TH_LOG("word %d", i);
+	close(fd);
+	i = stable_clear_wait();
+	EXPECT_EQ(-1, i) TH_LOG("word %d: %#x", i, i >= 0 ? g.stable[i] : 0);
 	for (i = 0; i < NR_NAMES; i++) {
 		name_of(i, name, sizeof(name));
 		EXPECT_TRUE(ue_wait_gone(NULL, name, 5000)) TH_LOG("%s", name);

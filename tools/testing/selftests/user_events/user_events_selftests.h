@@ -226,6 +226,25 @@ static inline long long ue_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The value of the enable word at @word once it reads @want, or after
+ * @timeout_ms.  A toggle writes a word before it returns only when it can
+ * without waiting: a word whose page is not present, is copy-on-write
+ * (after fork()) or whose mm's mmap_lock is taken is written by the mm's
+ * work item a little later.
+ */
+static inline __u32 ue_word_wait(const __u32 *word, __u32 want,
+				 int timeout_ms)
+{
+	long long end = ue_now_ms() + timeout_ms;
+	__u32 val;
+
+	while ((val = __atomic_load_n(word, __ATOMIC_SEQ_CST)) != want &&
+	       ue_now_ms() <= end)
+		usleep(1000);
+	return val;
+}
+
 /* --- user_events_data ---------------------------------------------- */
 
 static inline int ue_open(void)
@@ -281,6 +300,23 @@ static inline int ue_unreg(int fd, void *addr, int bit)
 	return 0;
 }
 
+/*
+ * DIAG_IOCSUNREG of @addr/@bit on a file of its own; 0 or -errno.  A
+ * registration belongs to the process's memory, not to the file it was
+ * made through: it outlives that file's close(), and any user_events_data
+ * file of the process can end it.
+ */
+static inline int ue_unreg_own(void *addr, int bit)
+{
+	int fd = ue_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ue_unreg(fd, addr, bit);
+	close(fd);
+	return ret;
+}
+
 /* DIAG_IOCSDEL of @name on @fd; 0 or -errno. */
 static inline int ue_del_fd(int fd, const char *name)
 {
@@ -330,6 +366,19 @@ static inline bool ue_event_exists(const char *sys, const char *name)
 	return ue_exists(ue_evpath(path, sys, name, NULL));
 }
 
+/* Wait up to @timeout_ms for @path to disappear; true once it is gone. */
+static inline bool ue_wait_gone_path(const char *path, int timeout_ms)
+{
+	long long end = ue_now_ms() + timeout_ms;
+
+	while (ue_exists(path)) {
+		if (ue_now_ms() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
 /*
  * Wait up to @timeout_ms for event @name to disappear (a process that held
  * it is exiting); true once it is gone.
@@ -337,14 +386,9 @@ static inline bool ue_event_exists(const char *sys, const char *name)
 static inline bool ue_wait_gone(const char *sys, const char *name,
 				int timeout_ms)
 {
-	long long end = ue_now_ms() + timeout_ms;
+	char path[UE_PATH_MAX];
 
-	while (ue_event_exists(sys, name)) {
-		if (ue_now_ms() > end)
-			return false;
-		usleep(1000);
-	}
-	return true;
+	return ue_wait_gone_path(ue_evpath(path, sys, name, NULL), timeout_ms);
 }
 
 static inline int ue_enable_sys(const char *sys, const char *name, bool on)
@@ -401,7 +445,10 @@ static inline int ue_perf_open(const char *sys, const char *name)
  * Undo whatever an earlier, interrupted run may have left on event @name:
  * the enable, a filter, every trigger, then delete it (persistent events
  * created by a test outlive it).  Errors are ignored: usually there is
- * nothing to undo.
+ * nothing to undo.  The delete is EBUSY while the calling process still
+ * has a registration of the event (registrations outlive their files), so
+ * a fixture cleans up after its test process is gone
+ * (FIXTURE_TEARDOWN_PARENT) or after unregistering.
  */
 static inline void ue_cleanup_sys(const char *sys, const char *name)
 {
