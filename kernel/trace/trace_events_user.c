@@ -1493,9 +1493,12 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		return PTR_ERR(ue);
 	}
 
-	mutex_lock(&uf->lock);
-	ret = user_reg_file_add(uf, ue, &w, ureg);
-	mutex_unlock(&uf->lock);
+	/* The file may be shared with other mms: never wait unkillably */
+	ret = mutex_lock_killable(&uf->lock);
+	if (!ret) {
+		ret = user_reg_file_add(uf, ue, &w, ureg);
+		mutex_unlock(&uf->lock);
+	}
 	if (ret == -EMFILE)
 		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
 	kfree(cmd);

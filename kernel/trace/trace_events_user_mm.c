@@ -20,14 +20,16 @@
  * mm's mmap_lock, its lock and the word's folio lock only with trylock,
  * and never faults: a word it cannot write at once (contended, not
  * present, copy-on-write) is handed to the mm's one work item.  The work
- * waits for nothing either: it trylocks too, faults with FOLL_NOWAIT
- * (which starts I/O and returns rather than wait for it) and tries again
- * later, a bounded number of times.  Only a filesystem's ->page_mkwrite()
- * may still wait (FUSE waits for a page's writeback): that stalls the
- * mm's own work, on a workqueue of user_events' own.  Only the mm's own tasks (DIAG_IOCSREG,
- * DIAG_IOCSUNREG, fork) ever wait for their mm.  So no global lock is
- * held while waiting for a user mm, no worker is parked by one, and a
- * process that keeps its own mmap_lock busy stalls only itself.
+ * does not wait for the mm either: it trylocks too, and faults only
+ * memory whose fault cannot reach a filesystem (anonymous and tmpfs
+ * memory, with FOLL_NOWAIT: swap-in starts and the work tries again
+ * later); a word of another file mapping is written whenever its page is
+ * present and writable.  It runs again later while the mm is busy, and a
+ * bounded number of times while a fault is in progress.  Only the mm's
+ * own tasks (DIAG_IOCSREG, DIAG_IOCSUNREG, fork) wait for their mm.  So
+ * no global lock is held while waiting for a user mm, no worker is
+ * parked by one, and a process that keeps its own mmap_lock busy stalls
+ * only itself.
  *
  * Every word is written with its mm's mmap_lock held for reading, so a
  * fork (which holds it for writing) sees each registration with its word
@@ -50,7 +52,11 @@
 /* Attempts to fault in a word before giving up until the next toggle */
 #define USER_EVENT_FAULT_TRIES	3
 
-/* Runs of an mm's work after a toggle: 1, 2, 4 ... 1024 ms apart, then 1 s */
+/*
+ * Runs of an mm's work after a toggle that found a fault in progress:
+ * 1, 2, 4 ... 1024 ms apart, then 1 s.  A busy mm is tried again each
+ * second, as long as it lasts.
+ */
 #define USER_EVENT_WORK_TRIES	30
 #define USER_EVENT_WORK_MAX_MS	1000
 
@@ -59,10 +65,11 @@
  * @lock:	serializes changes of @enablers and writes of the mm's words
  * @enablers:	struct user_event_enabler by word and bit (@lock)
  * @count:	number of @enablers (@lock)
- * @mm:		the mm; this lives exactly as long as the mm's users
+ * @mm:		the mm: made by its first registration, gone with its users
  * @pending_lock: protects @pending and @tries
  * @pending:	enablers whose word a toggle could not write at once
- * @tries:	runs of @work since a toggle last left it a word
+ * @tries:	runs of @work that found a fault in progress, since a toggle
+ *		last left it a word
  * @work:	writes the words of @pending when it can without waiting
  * @dead:	in user_event_mm_dead once the mm is gone
  * @gone:	then its enablers that hold an event's last reference
@@ -236,10 +243,10 @@ static void user_event_page_write(struct user_event_enabler *e,
 
 /*
  * Set or clear the enabler's bit: pin the page (@gup: FOLL_NOFAULT, or
- * FOLL_NOWAIT to fault what needs no waiting), atomic bit operation,
+ * FOLL_NOWAIT to fault without waiting for I/O), atomic bit operation,
  * unpin.  The mm's mmap_lock is held.  With @wait false the folio lock
  * is only tried (a file page's lock can be held across I/O).  -EFAULT:
- * the page is not present or not writable; -EAGAIN: it would wait.
+ * the page is not present or not writable; -EAGAIN: try again later.
  */
 static int user_event_word_write(struct user_event_enabler *e, bool on,
 				 unsigned int gup, bool wait)
@@ -248,10 +255,11 @@ static int user_event_word_write(struct user_event_enabler *e, bool on,
 	struct page *page;
 	long ret;
 
+	/* 0: a FOLL_NOWAIT fault started, without waiting for it */
 	ret = pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
 				    FOLL_WRITE | gup, &page, NULL);
 	if (ret != 1)
-		return ret == -EBUSY || !ret ? -EAGAIN : -EFAULT;
+		return !ret || ret == -ENOMEM ? -EAGAIN : -EFAULT;
 
 	folio = page_folio(page);
 	if (wait) {
@@ -266,37 +274,39 @@ static int user_event_word_write(struct user_event_enabler *e, bool on,
 	return 0;
 }
 
-/* The fault flags for writing the enabler's word */
-static unsigned int user_event_fault_flags(const struct user_event_enabler *e)
-{
-	if (e->uemm->mm == current->mm)
-		return FAULT_FLAG_WRITE;
-	return FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE;
-}
-
 /*
- * Write the enabler's bit, faulting the page in if it must, a bounded
- * number of times.  mmap_lock and uemm->lock are held, and kept: the
- * fault is not allowed to drop mmap_lock (a userfaultfd range then fails
- * rather than waits).  Only the mm's own tasks and its work come here.
+ * Write the bit of current's enabler, faulting the page in if it must, a
+ * bounded number of times; a word that stays unwritable is left as it
+ * is.  mmap_lock and uemm->lock are held, and kept: the fault is not
+ * allowed to drop mmap_lock (a userfaultfd range then fails rather than
+ * waits).  The caller waits for its own mm only.
  */
-static int user_event_word_sync(struct user_event_enabler *e, bool on)
+static void user_event_word_sync(struct user_event_enabler *e, bool on)
 {
-	struct mm_struct *mm = e->uemm->mm;
-	int tries, ret = -EFAULT;
+	int tries;
 
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
 		if (!user_event_word_write(e, on, FOLL_NOFAULT, true))
-			return 0;
-		ret = fixup_user_fault(mm, e->waddr, user_event_fault_flags(e),
-				       NULL);
-		if (ret)
+			return;
+		if (fixup_user_fault(current->mm, e->waddr, FAULT_FLAG_WRITE,
+				     NULL))
 			break;
-		ret = -EFAULT;
 	}
 	pr_debug_ratelimited("user_events: cannot write the word at %#lx\n",
 			     e->word.addr);
-	return ret;
+}
+
+/*
+ * Whether the work may fault the word in: only if the fault cannot reach
+ * a filesystem, whose reads, locks and ->page_mkwrite() may wait however
+ * the fault is asked (FUSE answers when its server likes).  mmap_lock
+ * held.
+ */
+static bool user_event_word_faultable(struct user_event_enabler *e)
+{
+	struct vm_area_struct *vma = vma_lookup(e->uemm->mm, e->waddr);
+
+	return vma && (vma_is_anonymous(vma) || vma_is_shmem(vma));
 }
 
 /*
@@ -308,7 +318,7 @@ static int user_event_word_sync(struct user_event_enabler *e, bool on)
 static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e;
-	unsigned int n = 0;
+	unsigned int n = 0, gup;
 	bool left;
 	int ret;
 
@@ -328,9 +338,10 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 		if (!e)
 			break;
 
+		gup = user_event_word_faultable(e) ? FOLL_NOWAIT : FOLL_NOFAULT;
 		/* Pairs with the toggle's update of ->on before queueing */
-		ret = user_event_word_write(e, READ_ONCE(e->bits->on),
-					    FOLL_NOWAIT, false);
+		ret = user_event_word_write(e, READ_ONCE(e->bits->on), gup,
+					    false);
 		if (ret == -EAGAIN) {
 			spin_lock(&uemm->pending_lock);
 			if (list_empty(&e->pending_link))
@@ -349,14 +360,17 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 	return left;
 }
 
-/* Run the mm's work again later, unless it tried often enough */
-static void user_event_mm_retry(struct user_event_mm *uemm)
+/*
+ * Run the mm's work again later: in a second if the mm was @busy (its
+ * locks taken), else after a growing delay, unless it tried often enough.
+ */
+static void user_event_mm_retry(struct user_event_mm *uemm, bool busy)
 {
 	struct user_event_enabler *e, *tmp;
 	unsigned int tries, ms;
 
 	spin_lock(&uemm->pending_lock);
-	tries = uemm->tries++;
+	tries = busy ? 0 : uemm->tries++;
 	if (tries >= USER_EVENT_WORK_TRIES)
 		list_for_each_entry_safe(e, tmp, &uemm->pending, pending_link)
 			list_del_init(&e->pending_link);
@@ -367,22 +381,23 @@ static void user_event_mm_retry(struct user_event_mm *uemm)
 				     uemm->mm);
 		return;
 	}
-	ms = min(1U << min(tries, 10U), USER_EVENT_WORK_MAX_MS);
+	ms = busy ? USER_EVENT_WORK_MAX_MS :
+		    min(1U << min(tries, 10U), USER_EVENT_WORK_MAX_MS);
 	queue_delayed_work(user_event_mm_wq, &uemm->work,
 			   msecs_to_jiffies(ms));
 }
 
 /*
- * The mm's work: write the words that toggles left to it.  It waits for
- * nothing (the mm's locks, a fault, a folio lock): whatever would wait is
- * tried again later.
+ * The mm's work: write the words that toggles left to it.  It does not
+ * wait for the mm (its locks, a filesystem, a folio lock): whatever would
+ * wait is tried again later.
  */
 static void user_event_mm_work(struct work_struct *work)
 {
 	struct user_event_mm *uemm =
 		container_of(to_delayed_work(work), struct user_event_mm, work);
 	struct mm_struct *mm = uemm->mm;
-	bool again = true;
+	bool busy = true, again = true;
 
 	/* Without users the mm is going, and its registrations with it */
 	if (!mmget_not_zero(mm))
@@ -390,6 +405,7 @@ static void user_event_mm_work(struct work_struct *work)
 
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
+			busy = false;
 			again = user_event_mm_write_pending(uemm);
 			mutex_unlock(&uemm->lock);
 		}
@@ -399,7 +415,7 @@ static void user_event_mm_work(struct work_struct *work)
 	mmput_async(mm);
 
 	if (again)
-		user_event_mm_retry(uemm);
+		user_event_mm_retry(uemm, busy);
 }
 
 /* Leave the enabler's word to its mm's work (user_event_mm_kick() runs it) */
@@ -737,14 +753,26 @@ static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
 	return vma_lookup(oldmm, addr);
 }
 
+/* Whether @addr of @mm has a page mapped: then a fault of it needs no I/O */
+static bool user_event_page_present(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *page;
+
+	if (get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, &page, NULL) != 1)
+		return false;
+	put_page(page);
+	return true;
+}
+
 /*
  * Make the enable pages of both mms writable again after the fork
  * write-protected them for copy-on-write, so that the next toggle writes
  * their words at once instead of leaving them to the work.  The parent's
  * fault copies the page (charged to the parent); the child's then finds
  * its page exclusive and only makes it writable.  Only private writable
- * memory that the child got a copy of is copy-on-write.  Both mmap_locks
- * held; the faults are the forking task's own.
+ * memory that the child got a copy of is copy-on-write, and only a page
+ * that is mapped is faulted: the fork never waits for I/O here.  Both
+ * mmap_locks held (and dup_mmap_sem); the faults are the forking task's.
  */
 static void user_event_mm_unshare(struct user_event_mm *uemm,
 				  struct mm_struct *oldmm)
@@ -764,7 +792,10 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
 		if (!vma || (vma->vm_flags & (VM_WRITE | VM_SHARED |
 					      VM_WIPEONFORK)) != VM_WRITE)
 			continue;
-		if (!fixup_user_fault(oldmm, e->waddr, FAULT_FLAG_WRITE, NULL))
+		if (!user_event_page_present(oldmm, e->waddr) ||
+		    fixup_user_fault(oldmm, e->waddr, FAULT_FLAG_WRITE, NULL))
+			continue;
+		if (user_event_page_present(uemm->mm, e->waddr))
 			fixup_user_fault(uemm->mm, e->waddr,
 					 FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
 					 NULL);
@@ -843,7 +874,7 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 	}
 
 	user_event_mm_unshare(uemm, oldmm);
-	/* It waits for the mmap_lock the fork holds */
+	/* It finds the mmap_lock the fork holds taken, and comes back */
 	if (any)
 		queue_delayed_work(user_event_mm_wq, &uemm->work, 0);
 out:
@@ -879,8 +910,10 @@ static void user_event_mm_reap(struct work_struct *work)
  * An mm that went while event_mutex was taken (__mmput() can run with it
  * held) left its references to be dropped by a work item.  Whoever is
  * about to look at events' references waits for that first, so that the
- * exit of a registrant is complete once its parent has reaped it.
- * Must not be called with event_mutex held.
+ * exit of a registrant is complete once its parent has reaped it (unless
+ * something else, a toggle or the mm's work, held the mm at that moment:
+ * then its __mmput() comes a moment later).  Must not be called with
+ * event_mutex held.
  */
 void user_event_mm_flush(void)
 {
@@ -962,6 +995,8 @@ int __init user_event_mm_init(void)
 	user_event_mm_wq = alloc_workqueue("user_events_mm", WQ_UNBOUND, 0);
 	if (!user_event_enabler_cache || !user_event_mm_wq) {
 		kmem_cache_destroy(user_event_enabler_cache);
+		if (user_event_mm_wq)
+			destroy_workqueue(user_event_mm_wq);
 		return -ENOMEM;
 	}
 	register_sysctl_init("kernel", user_event_mm_sysctls);
