@@ -136,18 +136,6 @@ static int reg_closed(const char *cmd, void *addr, int size, int bit)
 	return ret;
 }
 
-/* DIAG_IOCSUNREG through a file of its own */
-static int unreg_new_fd(void *addr, int bit)
-{
-	int fd = ue_open(), ret;
-
-	if (fd < 0)
-		return fd;
-	ret = ue_unreg(fd, addr, bit);
-	close(fd);
-	return ret;
-}
-
 /*
  * DIAG_IOCSDEL of @name, tried again while it is EBUSY for up to @ms (a
  * process that held it is going away).  Returns the last result and
@@ -340,7 +328,7 @@ static int peer_loop(const struct peer *p)
 			reply = reg_closed(p->cmd, p->word, 4, m.bit);
 			break;
 		case PEER_UNREG:
-			reply = unreg_new_fd(p->word, m.bit);
+			reply = ue_unreg_own(p->word, m.bit);
 			break;
 		case PEER_QUIT:
 			return 0;
@@ -600,7 +588,7 @@ TEST_F_TIMEOUT(mm, fork_child_keeps, TIMEOUT)
 	EXPECT_EQ(0, peer_word(&c, 0));
 
 	/* The parent's UNREG leaves the child's registration */
-	EXPECT_EQ(0, unreg_new_fd(&word, 2));
+	EXPECT_EQ(0, ue_unreg_own(&word, 2));
 	ASSERT_EQ(0, ue_enable(self->ev, true));
 	EXPECT_EQ(0, settled(&word, 0));
 	EXPECT_EQ(1U << 2, peer_word(&c, 1U << 2));
@@ -624,7 +612,7 @@ TEST_F_TIMEOUT(mm, fork_child_keeps, TIMEOUT)
 	ASSERT_EQ(0, reg_closed(self->cmd, &word, 4, 2));
 	pid = fork_peer(&c, &word, self->cmd);
 	ASSERT_LT(0, pid);
-	EXPECT_EQ(0, unreg_new_fd(&word, 2));
+	EXPECT_EQ(0, ue_unreg_own(&word, 2));
 	ASSERT_EQ(0, ue_enable(self->ev, true));
 	EXPECT_EQ(1U << 2, peer_word(&c, 1U << 2));
 	ASSERT_EQ(0, ue_enable(self->ev, false));
@@ -685,7 +673,7 @@ TEST_F_TIMEOUT(mm, wipeonfork_word_follows, TIMEOUT)
 	ASSERT_EQ(0, ue_wait_child(pid, WAIT_MS, &status));
 	EXPECT_EQ(0, ue_exit_code(status));
 	chan_close(&c, false);
-	EXPECT_EQ(0, unreg_new_fd(word, 3));
+	EXPECT_EQ(0, ue_unreg_own(word, 3));
 	EXPECT_EQ(mine, ld_u32(word));
 	EXPECT_EQ(0, ue_del(self->ev));
 	munmap(word, page_size);
@@ -726,7 +714,7 @@ TEST_F_TIMEOUT(mm, dontfork_word_not_inherited, TIMEOUT)
 		TH_LOG("the child has a registration of memory it lacks");
 	EXPECT_EQ(-EFAULT, peer_result(&c, PEER_REG, 1));
 	EXPECT_EQ(-EBUSY, ue_del(self->ev));
-	EXPECT_EQ(0, unreg_new_fd(word, 1));
+	EXPECT_EQ(0, ue_unreg_own(word, 1));
 	EXPECT_EQ(0, ue_del(self->ev))
 		TH_LOG("the child holds the event");
 
@@ -759,7 +747,7 @@ static int cvm_reg_fn(void *arg)
 /* CLONE_VM child: UNREG bit 0, which the parent registered */
 static int cvm_unreg_fn(void *arg)
 {
-	return unreg_new_fd(&cvm_word, 0) ? 20 : 0;
+	return ue_unreg_own(&cvm_word, 0) ? 20 : 0;
 }
 
 /* Run @fn in a CLONE_VM child (not a thread); its exit code or -1 */
@@ -801,13 +789,13 @@ TEST_F_TIMEOUT(mm, clone_vm_shares, TIMEOUT)
 	EXPECT_EQ(0, ld_u32(&cvm_word));
 
 	ASSERT_EQ(0, run_clone_vm(cvm_unreg_fn));
-	EXPECT_EQ(-ENOENT, unreg_new_fd(&cvm_word, 0));
+	EXPECT_EQ(-ENOENT, ue_unreg_own(&cvm_word, 0));
 	ASSERT_EQ(0, ue_enable(self->ev, true));
 	EXPECT_EQ(2, ld_u32(&cvm_word));
 	ASSERT_EQ(0, ue_enable(self->ev, false));
 	EXPECT_EQ(0, ld_u32(&cvm_word));
 	EXPECT_EQ(-EBUSY, ue_del(self->ev));
-	EXPECT_EQ(0, unreg_new_fd(&cvm_word, 1));
+	EXPECT_EQ(0, ue_unreg_own(&cvm_word, 1));
 	EXPECT_EQ(0, ue_del(self->ev));
 }
 
@@ -912,7 +900,7 @@ TEST_F_TIMEOUT(mm, thread_exit_keeps, TIMEOUT)
 	EXPECT_EQ(0, ld_u32(&word));
 	ASSERT_EQ(0, ue_enable(self->ev, true));
 	EXPECT_EQ(1U << 3, ld_u32(&word));
-	EXPECT_EQ(0, unreg_new_fd(&word, 3));
+	EXPECT_EQ(0, ue_unreg_own(&word, 3));
 	EXPECT_EQ(0, ld_u32(&word));
 	ASSERT_EQ(0, ue_enable(self->ev, false));
 	EXPECT_EQ(0, ue_del(self->ev));
@@ -1032,7 +1020,7 @@ TEST_F_TIMEOUT(mm, thread_before_first_reg, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(self->ev, false));
 	EXPECT_TRUE(wait_int(&w.saw_clear, 1, WAIT_MS));
 	ASSERT_EQ(0, pthread_join(th, NULL));
-	EXPECT_EQ(0, unreg_new_fd(&word, 6));
+	EXPECT_EQ(0, ue_unreg_own(&word, 6));
 	EXPECT_EQ(0, ue_del(self->ev));
 }
 
@@ -1861,7 +1849,7 @@ TEST_F_TIMEOUT(mm, fuse_shared_word_no_stuck_worker, TIMEOUT)
 		EXPECT_EQ(0, ue_wait_child(kids[i], WAIT_MS, &status));
 		EXPECT_EQ(0, ue_exit_code(status));
 	}
-	EXPECT_EQ(0, unreg_new_fd(word, 0));
+	EXPECT_EQ(0, ue_unreg_own(word, 0));
 	munmap(map, page_size);
 	EXPECT_EQ(0, del_retry(self->ev, ASYNC_MS, &tries));
 }
@@ -2071,7 +2059,7 @@ TEST_F_TIMEOUT(mm, per_mm_limit, TIMEOUT)
 	EXPECT_EQ(-EMFILE, reg_closed(self->cmd, &word, 4, 7));
 	for (i = 0; i <= NR_LIMIT; i++) {
 		if (i != 7)
-			EXPECT_EQ(0, unreg_new_fd(&word, i)) TH_LOG("bit %d", i);
+			EXPECT_EQ(0, ue_unreg_own(&word, i)) TH_LOG("bit %d", i);
 	}
 	EXPECT_EQ(0, ue_write_long(ENABLERS_SYSCTL, self->saved_enablers));
 	EXPECT_EQ(0, ue_read_long(ENABLERS_SYSCTL, &v));
@@ -2231,7 +2219,7 @@ TEST_F_TIMEOUT(mm, memcg_charged, TIMEOUT)
 
 	/* The event exists before the child comes */
 	ASSERT_EQ(0, reg_closed(self->cmd, &word, 4, 0));
-	ASSERT_EQ(0, unreg_new_fd(&word, 0));
+	ASSERT_EQ(0, ue_unreg_own(&word, 0));
 	sh = shared_page();
 	ASSERT_NE(NULL, sh);
 	ASSERT_EQ(0, chan_open(&c));
@@ -2433,7 +2421,7 @@ TEST_F_TIMEOUT(mm, unreg_reg_racing_fork, TIMEOUT)
 
 	for (i = 0; i < NR_CHURN; i++)
 		for (bit = 0; bit < CHURN_BITS; bit++)
-			EXPECT_EQ(0, unreg_new_fd(&ch.words[i], bit));
+			EXPECT_EQ(0, ue_unreg_own(&ch.words[i], bit));
 	EXPECT_EQ(0, ue_del(self->ev));
 }
 
