@@ -299,14 +299,27 @@ static void user_event_word_sync(struct user_event_enabler *e, bool on)
 /*
  * Whether the work may fault the word in: only if the fault cannot reach
  * a filesystem, whose reads, locks and ->page_mkwrite() may wait however
- * the fault is asked (FUSE answers when its server likes).  mmap_lock
+ * the fault is asked (FUSE answers when its server likes): in anonymous
+ * and tmpfs memory, and in a private file mapping whose page is mapped
+ * (its write fault only copies the page: .data after a fork).  mmap_lock
  * held.
  */
 static bool user_event_word_faultable(struct user_event_enabler *e)
 {
-	struct vm_area_struct *vma = vma_lookup(e->uemm->mm, e->waddr);
+	struct mm_struct *mm = e->uemm->mm;
+	struct vm_area_struct *vma = vma_lookup(mm, e->waddr);
+	struct page *page;
 
-	return vma && (vma_is_anonymous(vma) || vma_is_shmem(vma));
+	if (!vma)
+		return false;
+	if (vma_is_anonymous(vma) || vma_is_shmem(vma))
+		return true;
+	if ((vma->vm_flags & VM_SHARED) ||
+	    get_user_pages_remote(mm, e->waddr, 1, FOLL_NOFAULT, &page,
+				  NULL) != 1)
+		return false;
+	put_page(page);
+	return true;
 }
 
 /*
@@ -753,54 +766,8 @@ static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
 	return vma_lookup(oldmm, addr);
 }
 
-/* Whether @addr of @mm has a page mapped: then a fault of it needs no I/O */
-static bool user_event_page_present(struct mm_struct *mm, unsigned long addr)
-{
-	struct page *page;
-
-	if (get_user_pages_remote(mm, addr, 1, FOLL_NOFAULT, &page, NULL) != 1)
-		return false;
-	put_page(page);
-	return true;
-}
-
-/*
- * Make the enable pages of both mms writable again after the fork
- * write-protected them for copy-on-write, so that the next toggle writes
- * their words at once instead of leaving them to the work.  The parent's
- * fault copies the page (charged to the parent); the child's then finds
- * its page exclusive and only makes it writable.  Only private writable
- * memory that the child got a copy of is copy-on-write, and only a page
- * that is mapped is faulted: the fork never waits for I/O here.  Both
- * mmap_locks held (and dup_mmap_sem); the faults are the forking task's.
- */
-static void user_event_mm_unshare(struct user_event_mm *uemm,
-				  struct mm_struct *oldmm)
-{
-	struct vm_area_struct *vma = NULL;
-	unsigned long page, last = -1UL;
-	struct user_event_enabler *e;
-	struct rb_node *n;
-
-	for (n = rb_first(&uemm->enablers); n; n = rb_next(n)) {
-		e = rb_entry(n, struct user_event_enabler, node);
-		page = e->waddr & PAGE_MASK;
-		if (page == last)
-			continue;
-		last = page;
-		vma = user_event_fork_vma(oldmm, vma, e->waddr);
-		if (!vma || (vma->vm_flags & (VM_WRITE | VM_SHARED |
-					      VM_WIPEONFORK)) != VM_WRITE)
-			continue;
-		if (!user_event_page_present(oldmm, e->waddr) ||
-		    fixup_user_fault(oldmm, e->waddr, FAULT_FLAG_WRITE, NULL))
-			continue;
-		if (user_event_page_present(uemm->mm, e->waddr))
-			fixup_user_fault(uemm->mm, e->waddr,
-					 FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-					 NULL);
-	}
-}
+/* Enablers a fork allocates at once */
+#define USER_EVENT_FORK_BATCH	32
 
 /**
  * __user_events_fork - copy the registrations of a forking process
@@ -812,7 +779,9 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
  * child's copy of the word right.  A word a toggle left to @oldmm's work
  * is left to the child's too, and so is one the child got wiped
  * (MADV_WIPEONFORK); a word the child did not get (MADV_DONTFORK) is not
- * registered in the child.
+ * registered in the child.  The words of both mms are now copy-on-write:
+ * the next toggle leaves each page's first write to the mm's work, which
+ * copies the page without waiting.
  *
  * Return: 0, or -ENOMEM: the fork then fails, and __mmput() of @mm drops
  * the copies made so far.  A child never has a bit set without the
@@ -821,8 +790,10 @@ static void user_event_mm_unshare(struct user_event_mm *uemm,
 int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm), *uemm;
+	struct user_event_enabler *e, *copy, *last = NULL;
+	void *batch[USER_EVENT_FORK_BATCH];
 	struct vm_area_struct *vma = NULL;
-	struct user_event_enabler *e, *copy;
+	unsigned int nr = 0, used = 0;
 	bool pending, any = false;
 	struct rb_node *n;
 	int ret = 0;
@@ -843,16 +814,27 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 		vma = user_event_fork_vma(oldmm, vma, e->waddr);
 		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
-		copy = kmem_cache_alloc(user_event_enabler_cache,
-					GFP_KERNEL_ACCOUNT);
-		if (!copy) {
-			ret = -ENOMEM;
-			goto out;
+		if (used == nr) {
+			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
+						   GFP_KERNEL_ACCOUNT,
+						   ARRAY_SIZE(batch), batch);
+			used = 0;
+			if (!nr) {
+				ret = -ENOMEM;
+				goto out;
+			}
 		}
+		copy = batch[used++];
 		*copy = *e;
 		copy->uemm = uemm;
 		INIT_LIST_HEAD(&copy->pending_link);
-		user_event_enabler_insert(uemm, copy);
+		/* In order: each copy is the rightmost node so far */
+		rb_link_node(&copy->node, last ? &last->node : NULL,
+			     last ? &last->node.rb_right :
+				    &uemm->enablers.rb_node);
+		rb_insert_color(&copy->node, &uemm->enablers);
+		uemm->count++;
+		last = copy;
 
 		/* @e holds a reference on the event: this is not the first */
 		user_event_bits_get(copy->bits);
@@ -873,12 +855,14 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 		mutex_unlock(&e->bits->lock);
 	}
 
-	user_event_mm_unshare(uemm, oldmm);
 	/* It finds the mmap_lock the fork holds taken, and comes back */
 	if (any)
 		queue_delayed_work(user_event_mm_wq, &uemm->work, 0);
 out:
 	mutex_unlock(&old->lock);
+	if (used < nr)
+		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
+				     batch + used);
 	return ret;
 }
 
