@@ -20,12 +20,15 @@
  * mm's mmap_lock, its lock and the word's folio lock only with trylock,
  * and never faults: a word it cannot write at once (contended, not
  * present, copy-on-write) is handed to the mm's one work item.  The work
- * does not wait for the mm either: it trylocks too, and faults only
- * memory whose fault cannot reach a filesystem (anonymous and tmpfs
- * memory, with FOLL_NOWAIT: swap-in starts and the work tries again
- * later); a word of another file mapping is written whenever its page is
- * present and writable.  It runs again later while the mm is busy, and a
- * bounded number of times while a fault is in progress.  Only the mm's
+ * does not wait for the mm either: it trylocks too, and faults (with
+ * FOLL_NOWAIT: swap-in starts and the work tries again later) only
+ * anonymous and tmpfs memory, and a private file mapping's page that is
+ * mapped (a copy-on-write fault); a word of another file mapping is
+ * written while its page is present and writable.  (Reclaim or
+ * MADV_DONTNEED racing with that check can still make the fault read the
+ * file: then only that mm's work waits, on user_events' own workqueue.)
+ * It runs again later, sooner while the mm is merely busy, a bounded
+ * number of times while a word cannot be written.  Only the mm's
  * own tasks (DIAG_IOCSREG, DIAG_IOCSUNREG, fork) wait for their mm.  So
  * no global lock is held while waiting for a user mm, no worker is
  * parked by one, and a process that keeps its own mmap_lock busy stalls
@@ -40,7 +43,6 @@
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/rbtree.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/user_events.h>
@@ -53,9 +55,9 @@
 #define USER_EVENT_FAULT_TRIES	3
 
 /*
- * Runs of an mm's work after a toggle that found a fault in progress:
- * 1, 2, 4 ... 1024 ms apart, then 1 s.  A busy mm is tried again each
- * second, as long as it lasts.
+ * Runs of an mm's work after a toggle, 1, 2, 4 ... 1024 ms apart, then
+ * 1 s: at most this many that found a word it could not write, and any
+ * number that found the mm busy (its locks taken).
  */
 #define USER_EVENT_WORK_TRIES	30
 #define USER_EVENT_WORK_MAX_MS	1000
@@ -66,10 +68,11 @@
  * @enablers:	struct user_event_enabler by word and bit (@lock)
  * @count:	number of @enablers (@lock)
  * @mm:		the mm: made by its first registration, gone with its users
- * @pending_lock: protects @pending and @tries
+ * @pending_lock: protects @pending, @tries and @waits
  * @pending:	enablers whose word a toggle could not write at once
- * @tries:	runs of @work that found a fault in progress, since a toggle
- *		last left it a word
+ * @tries:	runs of @work that could not write a word, since a toggle
+ *		last left it one
+ * @waits:	runs of @work that found the mm busy, since then
  * @work:	writes the words of @pending when it can without waiting
  * @dead:	in user_event_mm_dead once the mm is gone
  * @gone:	then its enablers that hold an event's last reference
@@ -79,9 +82,10 @@ struct user_event_mm {
 	struct rb_root		enablers;
 	unsigned int		count;
 	struct mm_struct	*mm;
-	spinlock_t		pending_lock;	/* pending, tries */
+	spinlock_t		pending_lock;	/* pending, tries, waits */
 	struct list_head	pending;
 	unsigned int		tries;
+	unsigned int		waits;
 	struct delayed_work	work;
 	struct llist_node	dead;
 	struct list_head	gone;
@@ -297,12 +301,12 @@ static void user_event_word_sync(struct user_event_enabler *e, bool on)
 }
 
 /*
- * Whether the work may fault the word in: only if the fault cannot reach
+ * Whether the work may fault the word in: not where the fault would reach
  * a filesystem, whose reads, locks and ->page_mkwrite() may wait however
- * the fault is asked (FUSE answers when its server likes): in anonymous
- * and tmpfs memory, and in a private file mapping whose page is mapped
- * (its write fault only copies the page: .data after a fork).  mmap_lock
- * held.
+ * the fault is asked (FUSE answers when its server likes).  Anonymous and
+ * tmpfs memory may be faulted, and a private file mapping whose page is
+ * mapped (its write fault only copies the page: .data after a fork; the
+ * check races with reclaim, see the top of this file).  mmap_lock held.
  */
 static bool user_event_word_faultable(struct user_event_enabler *e)
 {
@@ -355,6 +359,9 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 		/* Pairs with the toggle's update of ->on before queueing */
 		ret = user_event_word_write(e, READ_ONCE(e->bits->on), gup,
 					    false);
+		/* The process may fault it in itself (swap, migration) */
+		if (ret == -EFAULT && gup == FOLL_NOFAULT)
+			ret = -EAGAIN;
 		if (ret == -EAGAIN) {
 			spin_lock(&uemm->pending_lock);
 			if (list_empty(&e->pending_link))
@@ -374,16 +381,18 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 }
 
 /*
- * Run the mm's work again later: in a second if the mm was @busy (its
- * locks taken), else after a growing delay, unless it tried often enough.
+ * Run the mm's work again later, after a growing delay, unless it could
+ * not write a word often enough (a @busy mm, its locks taken, does not
+ * count).
  */
 static void user_event_mm_retry(struct user_event_mm *uemm, bool busy)
 {
 	struct user_event_enabler *e, *tmp;
-	unsigned int tries, ms;
+	unsigned int tries, runs, ms;
 
 	spin_lock(&uemm->pending_lock);
 	tries = busy ? 0 : uemm->tries++;
+	runs = uemm->waits++;
 	if (tries >= USER_EVENT_WORK_TRIES)
 		list_for_each_entry_safe(e, tmp, &uemm->pending, pending_link)
 			list_del_init(&e->pending_link);
@@ -394,8 +403,7 @@ static void user_event_mm_retry(struct user_event_mm *uemm, bool busy)
 				     uemm->mm);
 		return;
 	}
-	ms = busy ? USER_EVENT_WORK_MAX_MS :
-		    min(1U << min(tries, 10U), USER_EVENT_WORK_MAX_MS);
+	ms = min(1U << min(runs, 10U), USER_EVENT_WORK_MAX_MS);
 	queue_delayed_work(user_event_mm_wq, &uemm->work,
 			   msecs_to_jiffies(ms));
 }
@@ -412,10 +420,11 @@ static void user_event_mm_work(struct work_struct *work)
 	struct mm_struct *mm = uemm->mm;
 	bool busy = true, again = true;
 
-	/* Without users the mm is going, and its registrations with it */
-	if (!mmget_not_zero(mm))
-		return;
-
+	/*
+	 * No reference on the mm's users: __mmput() cancels this work
+	 * before exit_mmap(), and with uemm->lock held here its enablers
+	 * (and so the memory of their words) are still there.
+	 */
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
 			busy = false;
@@ -424,8 +433,6 @@ static void user_event_mm_work(struct work_struct *work)
 		}
 		mmap_read_unlock(mm);
 	}
-	/* The last reference must not run __mmput() here: it waits for us */
-	mmput_async(mm);
 
 	if (again)
 		user_event_mm_retry(uemm, busy);
@@ -440,6 +447,7 @@ static void user_event_enabler_defer(struct user_event_enabler *e)
 	if (list_empty(&e->pending_link))
 		list_add_tail(&e->pending_link, &uemm->pending);
 	uemm->tries = 0;
+	uemm->waits = 0;
 	spin_unlock(&uemm->pending_lock);
 }
 
@@ -465,9 +473,11 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 	struct mm_struct *mm = uemm->mm;
 	bool done = false;
 
-	/* An mm without users is going: its words need nothing */
-	if (!mmget_not_zero(mm))
-		return true;
+	/*
+	 * No reference on the mm's users: bits->lock is held, and
+	 * __mmput() takes it to unlink the enabler before exit_mmap(), so
+	 * the memory of the word is still there.
+	 */
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
 			done = !user_event_word_write(e, on, FOLL_NOFAULT,
@@ -476,7 +486,6 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 		}
 		mmap_read_unlock(mm);
 	}
-	mmput_async(mm);
 	return done;
 }
 
@@ -574,11 +583,16 @@ static void user_event_enabler_unlink(struct user_event_enabler *e)
 
 	mutex_lock(&e->bits->lock);
 	list_del(&e->event_link);
+	/*
+	 * Toggles and forks queue @e only under bits->lock, the work takes
+	 * it off only under uemm->lock: both are held, so this is stable.
+	 */
+	if (!list_empty(&e->pending_link)) {
+		spin_lock(&uemm->pending_lock);
+		list_del_init(&e->pending_link);
+		spin_unlock(&uemm->pending_lock);
+	}
 	mutex_unlock(&e->bits->lock);
-
-	spin_lock(&uemm->pending_lock);
-	list_del_init(&e->pending_link);
-	spin_unlock(&uemm->pending_lock);
 }
 
 static void user_event_enabler_free(struct user_event_enabler *e, bool locked)
@@ -695,7 +709,11 @@ int user_event_enabler_add(struct user_event_bits *bits,
 			break;
 		}
 
-		mutex_lock(&uemm->lock);
+		if (mutex_lock_killable(&uemm->lock)) {
+			mmap_read_unlock(mm);
+			ret = -EINTR;
+			break;
+		}
 		if (user_event_word_taken(uemm, w))
 			ret = -EADDRINUSE;
 		else if (uemm->count >= READ_ONCE(user_events_max_enablers))
@@ -815,9 +833,11 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (!vma || (vma->vm_flags & VM_DONTCOPY))
 			continue;
 		if (used == nr) {
+			/* No more than can be left to copy */
+			nr = min_t(unsigned int, ARRAY_SIZE(batch),
+				   old->count - uemm->count);
 			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						   GFP_KERNEL_ACCOUNT,
-						   ARRAY_SIZE(batch), batch);
+						   GFP_KERNEL_ACCOUNT, nr, batch);
 			used = 0;
 			if (!nr) {
 				ret = -ENOMEM;
@@ -895,9 +915,9 @@ static void user_event_mm_reap(struct work_struct *work)
  * held) left its references to be dropped by a work item.  Whoever is
  * about to look at events' references waits for that first, so that the
  * exit of a registrant is complete once its parent has reaped it (unless
- * something else, a toggle or the mm's work, held the mm at that moment:
- * then its __mmput() comes a moment later).  Must not be called with
- * event_mutex held.
+ * something outside user_events, a /proc reader say, held the mm's users
+ * at that moment: then its __mmput() comes a moment later).  Must not be
+ * called with event_mutex held.
  */
 void user_event_mm_flush(void)
 {
