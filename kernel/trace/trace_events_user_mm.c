@@ -51,7 +51,7 @@
 #include "trace.h"
 #include "trace_events_user.h"
 
-/* Attempts to fault in a word before giving up until the next toggle */
+/* Attempts of DIAG_IOCSREG and DIAG_IOCSUNREG to fault their word in */
 #define USER_EVENT_FAULT_TRIES	3
 
 /*
