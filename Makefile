@@ -57,9 +57,13 @@ series-check: series
 clean:
 	rm -rf build
 
-# make bench [REF=1] [BOOTS=N]: the benchmark table (bench/README.md); REF=1
-# adds the unmodified Debian 6.12 kernel's own user_events as a second
+# make bench [REF=1] [BOOTS=N] [TIMED=1]: the benchmark table
+# (bench/README.md).  Counted by default (COUNT=1: guest instructions under
+# QEMU -icount, one vCPU); TIMED=1 (or COUNT=0) times on two vCPUs instead.
+# REF=1 adds the unmodified Debian 6.12 kernel's own user_events as a second
 # column; BOOTS=N boots each kernel N times and shows medians over the boots.
+COUNT ?= 1
 .PHONY: bench
 bench: deps
-	@$(S)/bench.sh $(if $(REF),--ref) $(if $(BOOTS),--boots $(BOOTS))
+	@$(S)/bench.sh $(if $(REF),--ref) $(if $(BOOTS),--boots $(BOOTS)) \
+		$(if $(or $(TIMED),$(filter 0,$(COUNT))),--timed)

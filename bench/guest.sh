@@ -4,7 +4,10 @@
 #
 #   guest.sh UBENCH [UBENCH ARGS...]
 #	run the benchmark; its output goes to /mnt/results/ubench.txt
-#   guest.sh --profile UBENCH OPS [SECONDS]
+#   guest.sh --twice UBENCH [UBENCH ARGS...]
+#	the same, then a second run in the same boot into ubench-2.txt
+#	(counting mode: a figure is published when both runs agree)
+#   guest.sh --profile UBENCH OPS [SECONDS [HZ]]
 #	for each of OPS (comma-separated names, see ubench.c): perf record
 #	-a -g while UBENCH loops over it; the samples of ubench itself,
 #	self and inclusive, in /mnt/results/profile-OP{,-children}.txt
@@ -13,14 +16,17 @@ R=/mnt/results
 [ -d $R ] || R=${RESULTS:-.}
 
 if [ "$1" = --profile ]; then
-	bin=$2 ops=$3 sec=${4:-10}
+	bin=$2 ops=$3 sec=${4:-10} freq=${5:-1000}
 	cd /tmp
 	echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null || true
 	echo -1 >/proc/sys/kernel/perf_event_paranoid 2>/dev/null || true
+	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || true
+	echo 100 >/proc/sys/kernel/perf_cpu_time_max_percent 2>/dev/null || true
 	for op in ${ops//,/ }; do
 		# one operation at a time; its output stays off the 9p share
-		perf record -q -a -g -F 1000 -o /tmp/perf-$op.data -- \
-			"$bin" -o "$op" -t "$sec" >/tmp/loop-$op.txt 2>&1
+		perf record -q -a -g -F "$freq" -o /tmp/perf-$op.data -- \
+			"$bin" -o "$op" -t "$sec" >/tmp/loop-$op.txt 2>&1 ||
+			{ tail -20 /tmp/loop-$op.txt; exit 1; }
 		tail -3 /tmp/loop-$op.txt >$R/loop-$op.txt
 		# percentages of ubench's own samples
 		perf report -i /tmp/perf-$op.data --comm ubench --percentage relative \
@@ -35,12 +41,23 @@ if [ "$1" = --profile ]; then
 	exit 0
 fi
 
+runs=1
+if [ "$1" = --twice ]; then
+	runs=2
+	shift
+fi
 bin=$1
 shift
-{
-	echo "# kernel $(uname -r) $(uname -v)"
-	echo "# cpus $(nproc) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-	echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-} >$R/ubench.txt
-"$bin" "$@" 2>&1 | tee -a $R/ubench.txt
-exit "${PIPESTATUS[0]}"
+for run in $(seq $runs); do
+	out=$R/ubench.txt
+	[ "$run" = 1 ] || out=$R/ubench-$run.txt
+	{
+		echo "# kernel $(uname -r) $(uname -v)"
+		echo "# cpus $(nproc) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+		echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+		echo "# run $run of $runs in this boot"
+	} >"$out"
+	"$bin" "$@" 2>&1 | tee -a "$out"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || exit "$rc"
+done

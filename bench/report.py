@@ -2,7 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lay out ubench results as a table: one column per kernel.
 
-    report.py OURS.txt[,OURS2.txt...] [REF.txt[,REF2.txt...]]
+    report.py [--count] OURS.txt[,OURS2.txt...] [REF.txt[,REF2.txt...]]
+
+--count: the boots counted instructions (QEMU -icount, ubench -c): every
+"ns" is one guest instruction, so the figures are shown as instruction
+counts (a toggle's microseconds as thousands of instructions, registrations
+per second as instructions per registration), with the goals of issue 16.
+Where a boot ran ubench twice (ubench-2.txt beside ubench.txt), the column
+"2nd" gives the largest difference between the two runs of that boot, in
+percent: a figure is published when the runs agree (within 1 %).
 
 Each file is the output of bench/ubench in one boot ("R name value unit n"
 lines, and "S name batch..." lines: the batch of each round).  Per-operation
@@ -15,8 +23,11 @@ boots shows, for every figure and every ratio, the median of its values in
 the boots (each ratio still taken within one boot), and the goals their
 range.  Only reports: nothing here passes or fails.
 """
+import os
 import statistics
 import sys
+
+COUNT = False
 
 PER_OP = [
     ("syscall", "null syscall (getppid)"),
@@ -81,6 +92,27 @@ DERIVED = [
     ("forkexit_1000", "forkexit_0", "fork+exit+wait: 1000 registrations / none"),
 ]
 
+# (figure, divided by, ceiling, what) -- the goals of issue 16 (counted)
+GOALS_COUNT = [
+    ("ue_write_ftrace", "marker_raw", 1.05,
+     "enabled write() / trace_marker_raw write()"),
+    ("ue_write_off", "null_write", 1.15,
+     "write() with nothing attached / write() to /dev/null"),
+]
+
+# (figure, ceiling of ours / ref, what) -- issue 16, counted
+GOALS_REF = [
+    (("toggle_on_unrel", "toggle_off_unrel"), 0.10,
+     "enable+disable, procs holding 50 unrelated regs each"),
+    (("reg_new",), 1.0, "registration of a new event"),
+    (("reg_existing",), 1.0, "registration of an existing event"),
+    (("toggle_on", "toggle_off"), 1.0, "enable+disable, processes registered"),
+    (("fork_0",), 1.0, "fork(), no registrations"),
+    (("fork_1000",), 1.0, "fork(), 1000 registrations"),
+    (("forkexit_0",), 1.0, "fork+exit+wait, no registrations"),
+    (("forkexit_1000",), 1.0, "fork+exit+wait, 1000 registrations"),
+]
+
 # (figure, divided by, ceiling, what) -- the goals of issue 8, reported only
 GOALS = [
     ("ue_write_ftrace", "marker_raw", 1.10,
@@ -107,6 +139,17 @@ def load(path):
             elif line.startswith("# kernel") or line.startswith("# clocksource"):
                 meta.append(line.strip()[2:])
     return res, meta
+
+
+def counted(key, v, unit):
+    """A figure of a counting boot in instructions: (value, unit)."""
+    if v is None or not COUNT:
+        return v, unit
+    if unit == "us":
+        return v, "k insn"
+    if unit == "1/s":
+        return (1e9 / v if v else None), "insn"
+    return v, unit
 
 
 def fmt(v, unit=""):
@@ -150,6 +193,12 @@ class Column:
     def __init__(self, paths):
         loaded = [load(p) for p in paths.split(",")]
         self.boots = [res for res, _ in loaded]
+        # the second run of each boot, where there is one
+        self.seconds = []
+        for p in paths.split(","):
+            p2 = p.replace("ubench.txt", "ubench-2.txt")
+            if p2 != p and os.path.exists(p2):
+                self.seconds.append((load(p)[0], load(p2)[0]))
         self.meta = loaded[0][1]
         if len(loaded) > 1:
             self.meta.append("%d boots" % len(loaded))
@@ -178,11 +227,26 @@ class Column:
         """a / b within each boot (medians), median over the boots."""
         return self._median(lambda res: ratio(res.get(a), res.get(b)))
 
+    def spread(self, key):
+        """Largest |run 2 - run 1| / run 1 of a figure over the boots, %."""
+        d = [abs(r2[key] - r1[key]) / r1[key] * 100 for r1, r2 in self.seconds
+             if r1.get(key) and r2.get(key) is not None]
+        return max(d) if d else None
+
+
+def fs(v):
+    return "" if v is None else "%.2f" % v
+
 
 def main():
-    if len(sys.argv) < 2:
+    global COUNT
+    args = sys.argv[1:]
+    if args and args[0] == "--count":
+        COUNT = True
+        args = args[1:]
+    if not args:
         sys.exit(__doc__)
-    cols = [Column(p) for p in sys.argv[1:3]]
+    cols = [Column(p) for p in args[:2]]
     names = ["ours", "ref"][:len(cols)]
     two = len(cols) == 2
     many = any(len(c.boots) > 1 for c in cols)
@@ -195,9 +259,13 @@ def main():
     def base_of(key):
         return "marker_raw_2t" if key.endswith("_2t") else "marker_raw"
 
-    head = "%-40s %9s %6s" % ("per operation, ns (median)", "ours", "/raw")
+    twice = any(c.seconds for c in cols)
+    head = "%-40s %9s %6s" % ("per operation, insn (median)" if COUNT else
+                              "per operation, ns (median)", "ours", "/raw")
     if two:
         head += " | %9s %6s | %9s" % ("ref", "/raw", "ours:ref")
+    if twice:
+        head += " | %5s" % "2nd %"
     print(head)
     print("-" * len(head))
     for key, what in PER_OP:
@@ -210,19 +278,28 @@ def main():
         if two:
             # the two kernels compared through their own trace_marker_raw
             line += " | %9s" % fr(ratio(rs[0], rs[1]))
+        if twice:
+            sp = [c.spread(key) for c in cols if c.spread(key) is not None]
+            line += " | %5s" % fs(max(sp) if sp else None)
         print("%-40s %s" % (what, line))
     print()
 
     head = "%-44s %9s" % ("other figures (median)", "ours")
     if two:
         head += " | %9s | %9s" % ("ref", "ours/ref")
+    if twice:
+        head += " | %5s" % "2nd %"
     print(head)
     print("-" * len(head))
     for key, what, unit in OTHER:
-        vals = [col.get(key) for col in cols]
-        line = "%-44s %9s" % ("%s, %s" % (what, unit), fmt(vals[0], unit))
+        vals = [counted(key, col.get(key), unit)[0] for col in cols]
+        u = counted(key, 1.0, unit)[1]
+        line = "%-44s %9s" % ("%s, %s" % (what, u), fmt(vals[0], u))
         if two:
-            line += " | %9s | %9s" % (fmt(vals[1], unit), fr(ratio(vals[0], vals[1])))
+            line += " | %9s | %9s" % (fmt(vals[1], u), fr(ratio(vals[0], vals[1])))
+        if twice:
+            sp = [c.spread(key) for c in cols if c.spread(key) is not None]
+            line += " | %5s" % fs(max(sp) if sp else None)
         print(line)
     print()
 
@@ -238,6 +315,27 @@ def main():
     def span(col, a, b):
         r = col.paired_range(a, b)
         return "" if not r or len(col.boots) < 2 else " [%.2f-%.2f]" % r
+
+    if COUNT:
+        print("goals of issue 16, counted (reported, not asserted):")
+        for key, base, ceil, what in GOALS_COUNT:
+            line = "  %-54s ours %s (goal <= %.2f)" % (
+                what, fr(cols[0].ratio(key, base)), ceil)
+            if two:
+                line += ", ref %s" % fr(cols[1].ratio(key, base))
+            print(line)
+        if two:
+            for keys, ceil, what in GOALS_REF:
+                a = [cols[0].get(k) for k in keys]
+                b = [cols[1].get(k) for k in keys]
+                if None in a or None in b:
+                    r = None
+                elif keys[0].startswith("reg_"):
+                    r = b[0] / a[0]     # rates: instructions are 1/rate
+                else:
+                    r = sum(a) / sum(b)
+                print("  %-54s ours/ref %s (goal <= %.2f)" % (what, fr(r), ceil))
+        return
 
     print("goals of issue 8 (reported, not asserted):")
     for key, base, ceil, what in GOALS:

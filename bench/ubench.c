@@ -34,6 +34,12 @@
  *   -P        only the per-operation figures (rounds as usual)
  *   -T        with -P or -o: another thread of this process sleeps
  *             meanwhile (what a multi-threaded program's write() costs)
+ *   -c        counting mode (QEMU -icount, one vCPU: the clock advances
+ *             one nanosecond per guest instruction, so every figure is an
+ *             instruction count): let the system quiesce before each group
+ *             and each batch of setup work, so that deferred work (RCU
+ *             callbacks, work items) of an earlier phase is not counted
+ *             in a later figure
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,7 +74,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static int quick, verbose;
+static int quick, verbose, counting;
 static int rounds_ops = 31;
 static int nprocs = 200;	/* processes registered to the toggled event */
 
@@ -221,6 +227,23 @@ static void mem_settle(void)
 	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 	usleep(50000);
 	write_str("/proc/sys/vm/stat_refresh", "1", 0);
+}
+
+/*
+ * Counting mode: let what earlier work left behind (RCU callbacks, work
+ * items, timers) run now rather than inside the next figure.  Under
+ * -icount with sleep=off an idle guest's clock jumps to its next timer, so
+ * the sleep costs no host time.  Does nothing when timing: a pause makes
+ * the next system calls slower under TCG (see grace_period()).
+ */
+static void settle(void)
+{
+	if (!counting)
+		return;
+	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	usleep(500000);
+	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	usleep(500000);
 }
 
 static void pin_cpu(int cpu)
@@ -586,6 +609,7 @@ static void bench_ops(void)
 
 	for (k = 0; k < nops; k++)
 		ops[k].ns = calloc(rounds_ops, sizeof(double));
+	settle();
 
 	/* Warm up: one batch each */
 	for (k = 0; k < nops; k++)
@@ -848,6 +872,11 @@ static void grace_period(void)
 {
 	int gen = __atomic_load_n(&gp_gen, __ATOMIC_ACQUIRE);
 
+	if (counting) {		/* the grace periods, and what follows them */
+		settle();
+		return;
+	}
+
 	if (gp_req < 0 || write(gp_req, "g", 1) != 1) {
 		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 		return;
@@ -982,6 +1011,7 @@ static void bench_propagation(void)
 		good += c == 'k';
 	}
 	progress("processes registered");
+	settle();
 	/*
 	 * ub_keep stays enabled meanwhile: the first enabled event turns on
 	 * ftrace's recording of task names (probes on the scheduler's
@@ -1025,6 +1055,7 @@ static void bench_propagation(void)
 		if ((good = children_cmd(ch, nprocs, 'r', 'k')) != nprocs)
 			fprintf(stderr, "ubench: unrelated registrations failed in %d\n",
 				nprocs - good);
+		settle();
 		for (k = 0; k < per; k++) {
 			i = r * per + k;
 			toggle_pair(efd1, &v[T_ON1U][i], &v[T_OFF1U][i], ch, 0, 0);
@@ -1033,6 +1064,7 @@ static void bench_propagation(void)
 		}
 		if ((good = children_cmd(ch, nprocs, 'u', 'k')) != nprocs)
 			fprintf(stderr, "ubench: unregistering failed in %d\n", nprocs - good);
+		settle();
 		progress("round");
 	}
 	for (t = 0; t < T_NR; t++) {
@@ -1088,6 +1120,7 @@ static void bench_registration(int *fd_new)
 	fd_old = ue_open();
 	for (r = 0; r < rounds; r++) {
 		/* REG_ROUND events that do not exist yet */
+		settle();
 		mem_settle();
 		s0 = meminfo("Slab");
 		o0 = slab_obj_bytes();
@@ -1102,6 +1135,7 @@ static void bench_registration(int *fd_new)
 		obj_new += slab_obj_bytes() - o0;
 
 		/* The same events again, now existing, from another file */
+		settle();
 		s0 = meminfo("Slab");
 		o0 = slab_obj_bytes();
 		t0 = now_ns();
@@ -1198,11 +1232,13 @@ static void bench_fork(void)
 	uint64_t res[2];
 
 	for (r = 0; r < rounds; r++) {
+		settle();
 		if (write(twin_cmd, &k, sizeof(k)) != sizeof(k) ||
 		    read(twin_reply, res, sizeof(res)) != sizeof(res))
 			die("twin");
 		f0[r] = res[0] / 1000.0 / k;
 		c0[r] = res[1] / 1000.0 / k;
+		settle();
 		forks(k, &res[0], &res[1]);
 		f1[r] = res[0] / 1000.0 / k;
 		c1[r] = res[1] / 1000.0 / k;
@@ -1226,10 +1262,13 @@ int main(int argc, char **argv)
 	int opt, seconds = 10, fd_reg, ops_only = 0, threaded = 0;
 
 	progress("start");
-	while ((opt = getopt(argc, argv, "qvPTr:o:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "cqvPTr:o:t:p:")) != -1) {
 		switch (opt) {
 		case 'T':
 			threaded = 1;
+			break;
+		case 'c':
+			counting = 1;
 			break;
 		case 'P':
 			ops_only = 1;
@@ -1254,7 +1293,7 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-q] [-P] [-r ROUNDS] [-o OPS [-t SEC]]\n",
+			fprintf(stderr, "usage: %s [-c] [-q] [-P] [-r ROUNDS] [-o OPS [-t SEC]]\n",
 				argv[0]);
 			return 2;
 		}

@@ -1,9 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench [REF=1] [BOOTS=N]: build the bench kernel, boot it with ubench
-# once (or N times) and print the table (bench/README.md: what it means).
+# make bench [REF=1] [BOOTS=N] [TIMED=1]: build the bench kernel, boot it
+# with ubench once (or N times) and print the table (bench/README.md: what
+# it means).
 #
-#   scripts/bench.sh [--ref] [--boots N] [--profile OPS] [-- UBENCH ARGS...]
+#   scripts/bench.sh [--ref] [--timed] [--boots N] [--profile OPS] [-- UBENCH ARGS...]
+#
+#   (default)      counting: one vCPU under QEMU -icount shift=0,sleep=off,
+#                  so every figure is a count of guest instructions; ubench
+#                  runs twice in each boot and the table shows how far the
+#                  two runs differ (a figure is published when they agree)
+#   --timed        timing instead: two vCPUs under TCG, wall time (the
+#                  figures before 2026-12-01; ratios within one boot)
 #
 #   --ref          also build the unmodified Debian 6.12 tree (its own
 #                  user_events is the reference) with the same config
@@ -22,13 +30,15 @@
 set -e
 . "$(dirname "$0")/common.sh"
 
-REF= ONLY_REF= PROFILE= BOOTS=1
+REF= ONLY_REF= PROFILE= BOOTS=1 TIMED=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--boots) BOOTS=$2; shift 2 ;;
 	--ref) REF=1; shift ;;
 	--ref-only) REF=1 ONLY_REF=1; shift ;;
 	--profile) PROFILE=$2; shift 2 ;;
+	--timed) TIMED=1; shift ;;
+	--count) TIMED=; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
 	esac
@@ -79,8 +89,13 @@ run_one() {
 	# (a loaded host otherwise makes the watchdog switch to the HPET, whose
 	# reads TCG emulates slowly, in some boots and not in others)
 	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$dir" \
-		--append tsc=reliable --timeout 2400 --quiet -- "$TOP/bench/guest.sh" "$@"
+		"${MODE_VM[@]}" --append tsc=reliable --timeout 2400 --quiet -- \
+		"$TOP/bench/guest.sh" "$@"
 }
+
+# Counting (default): -icount on one vCPU, ubench -c, two runs per boot
+MODE_VM=(--icount) MODE_GUEST=(--twice) MODE_UB=(-c) MODE_REPORT=(--count)
+[ -n "$TIMED" ] && MODE_VM=() MODE_GUEST=() MODE_UB=() MODE_REPORT=()
 
 labels=(ours)
 [ -n "$REF" ] && labels+=(ref)
@@ -92,6 +107,7 @@ for l in "${labels[@]}"; do
 done
 
 if [ -n "$PROFILE" ]; then
+	MODE_VM=()	# perf samples wall time: two vCPUs under TCG
 	for l in "${labels[@]}"; do
 		run_one "$l" "$OUT/$l" --profile "$BUILD/bench-bin/$l/ubench" "$PROFILE" "$@"
 		log "profiles in $OUT/$l/profile-*.txt"
@@ -107,7 +123,7 @@ for b in $(seq "$BOOTS"); do
 	for l in "${labels[@]}"; do
 		dir=$OUT/$l
 		[ "$BOOTS" = 1 ] || dir=$OUT/$l/boot$b
-		run_one "$l" "$dir" "$BUILD/bench-bin/$l/ubench" "$@"
+		run_one "$l" "$dir" "${MODE_GUEST[@]}" "$BUILD/bench-bin/$l/ubench" "${MODE_UB[@]}" "$@"
 		[ "$BOOTS" = 1 ] || files[$l]+="${files[$l]:+,}$dir/ubench.txt"
 	done
 done
@@ -118,6 +134,6 @@ cols=()
 [ -n "$REF" ] && cols+=("${files[ref]}")
 {
 	echo "ours = the series at $(git -C "$TOP" describe --always --dirty)"
-	python3 "$TOP/bench/report.py" "${cols[@]}"
+	python3 "$TOP/bench/report.py" "${MODE_REPORT[@]}" "${cols[@]}"
 } | tee "$OUT/table.txt"
 log "table in $OUT/table.txt"

@@ -24,11 +24,14 @@
 #   --kvm            use KVM instead of TCG (hangs on some hosts)
 #   --cpu MODEL      TCG's -cpu (default max,la57=off; e.g. max,la57=off,smap=off)
 #   --quiet          do not stream the console to stdout
+#   --icount         count instead of time: one vCPU, -icount shift=0,sleep=off
+#                    (the guest's clock advances 1 ns per guest instruction;
+#                    make bench COUNT=1, bench/README.md)
 set -e
 . "$(dirname "$0")/common.sh"
 
 FLAVOUR=${FLAVOUR:-test}
-KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg CPU= QUIET= SHELL_MODE=
+KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg CPU= QUIET= SHELL_MODE= SMP=2 ICOUNT=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--kvm) ACCEL=kvm; shift ;;
 	--cpu) CPU=$2; shift 2 ;;
 	--quiet) QUIET=1; shift ;;
+	--icount) SMP=1 ICOUNT=(-icount shift=0,sleep=off); shift ;;
 	--shell) SHELL_MODE=1; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
@@ -76,7 +80,7 @@ fi
 cmdline="console=ttyS0 loglevel=5 printk.time=1 log_buf_len=16M panic=-1 \
 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose \
 ro init=$TOP/scripts/guest-init.sh $APPEND"
-qemu=(qemu-system-x86_64 "${machine[@]}" -smp 2 -m "$MEM" -no-reboot
+qemu=(qemu-system-x86_64 "${machine[@]}" "${ICOUNT[@]}" -smp "$SMP" -m "$MEM" -no-reboot
 	-kernel "$KERNEL" -append "$cmdline"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
