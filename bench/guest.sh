@@ -3,7 +3,8 @@
 # Runs in the guest (scripts/bench.sh boots it through scripts/vm.sh).
 #
 #   guest.sh UBENCH [UBENCH ARGS...]
-#	run the benchmark; its output goes to /mnt/results/ubench.txt
+#	run the benchmark; its output goes to /mnt/results/ubench.txt,
+#	followed by bench/lttng.sh's when UBENCH's directory has lttng
 #   guest.sh --twice UBENCH [UBENCH ARGS...]
 #	the same, then a second run in the same boot into ubench-2.txt
 #	(counting mode: a figure is published when both runs agree)
@@ -48,6 +49,16 @@ if [ "$1" = --twice ]; then
 fi
 bin=$1
 shift
+# bench/lttng.sh after ubench, with ubench's -c and -r N, where LTTng is
+# installed and bench.sh built bench/lttng.c beside ubench
+lt=$(dirname "$bin")/lttng lt_args=()
+a=("$@")
+for i in "${!a[@]}"; do
+	case "${a[i]}" in
+	-c) lt_args+=(-c) ;;
+	-r) lt_args+=(-r "${a[i + 1]}") ;;
+	esac
+done
 for run in $(seq $runs); do
 	out=$R/ubench.txt
 	[ "$run" = 1 ] || out=$R/ubench-$run.txt
@@ -60,4 +71,9 @@ for run in $(seq $runs); do
 	"$bin" "$@" 2>&1 | tee -a "$out"
 	rc=${PIPESTATUS[0]}
 	[ "$rc" = 0 ] || exit "$rc"
+	if [ -x "$lt" ] && command -v lttng-sessiond >/dev/null; then
+		# its stderr (lttng's messages) only on the console
+		"$(dirname "$0")/lttng.sh" "$lt" "${lt_args[@]}" | tee -a "$out"
+		[ "${PIPESTATUS[0]}" = 0 ] || echo "# lttng.sh failed" | tee -a "$out"
+	fi
 done

@@ -43,6 +43,8 @@ PER_OP = [
     ("ue_writev_off", "user_events writev(), nothing on"),
     ("bitcheck", "enabled-bit check (load+test)"),
     ("uprobe", "uprobe hit, ftrace on, 32 B"),
+    ("lttng_hit", "LTTng-UST tracepoint, session on"),
+    ("lttng_off", "LTTng-UST tracepoint, not enabled"),
     ("null_write_2t", "2 threads at once: write() /dev/null"),
     ("marker_raw_2t", "2 threads: write() trace_marker_raw"),
     ("ue_write_ftrace_2t", "2 threads: user_events, ftrace on"),
@@ -177,6 +179,8 @@ def paired(res, a, b):
     medians when there are no per-round samples (older ubench output).
     """
     sa, sb = res.get("S " + a), res.get("S " + b)
+    if a.startswith("lttng_"):  # bench/lttng.c: rounds of its own, after
+        sa = None
     if not sa or not sb or len(sa) != len(sb):
         return ratio(res.get(a), res.get(b))
     rs = [x / y for x, y in zip(sa, sb) if x > 0 and y > 0]

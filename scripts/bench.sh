@@ -76,6 +76,12 @@ build_one() {
 	mkdir -p "$BUILD/bench-bin/$label"
 	gcc -O2 -Wall -Wno-missing-field-initializers -isystem "$obj/usr/include" \
 		-o "$BUILD/bench-bin/$label/ubench" "$TOP/bench/ubench.c"
+	# the LTTng-UST figure (bench/lttng.sh runs it), where it is installed
+	if [ -f /usr/include/x86_64-linux-gnu/lttng/tracepoint.h ] ||
+	   [ -f /usr/include/lttng/tracepoint.h ]; then
+		gcc -O2 -Wall -I "$TOP/bench" -o "$BUILD/bench-bin/$label/lttng" \
+			"$TOP/bench/lttng.c" -llttng-ust -ldl
+	fi
 }
 
 # run_one LABEL DIR GUEST.SH-ARGS...: boot LABEL's kernel once, results in DIR

@@ -7,7 +7,7 @@ set -e
 PKGS="build-essential git flex bison bc libelf-dev libssl-dev dwarves ccache
 rsync cpio kmod python3 qemu-system-x86 linux-source-6.12 linux-perf trace-cmd
 bpftrace busybox-static sparse python3-sphinx python3-ply python3-git perl
-xz-utils util-linux"
+xz-utils util-linux liblttng-ust-dev lttng-tools"
 
 missing=
 for p in $PKGS; do
