@@ -682,7 +682,6 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 
 /**
  * struct user_event_write - a write() on its way to the probes
- * @kbuf:	the payload when write() copied it already, else NULL
  * @ubuf:	the payload when it is one user buffer (write(), or the
  *		last iovec of a writev()), else NULL
  * @from:	the payload otherwise, after the write index
@@ -692,7 +691,6 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
  * @bad:	the payload failed validation: not recorded
  */
 struct user_event_write {
-	const void		*kbuf;
 	const char __user	*ubuf;
 	struct iov_iter		*from;
 	size_t			size;
@@ -702,8 +700,9 @@ struct user_event_write {
 };
 
 /*
- * write() of up to this many bytes copies them all at once, before the
- * probes run: one user access instead of two.
+ * A payload of up to this many bytes is copied from user memory inline,
+ * straight into each record (user_event_read()); a longer one with
+ * __copy_from_user_inatomic().
  */
 #define USER_EVENT_WRITE_SMALL	128
 
@@ -765,22 +764,17 @@ static __always_inline bool user_event_copy(struct user_event *ue,
 	struct iov_iter i;
 	bool copied;
 
-	if (likely(w->kbuf)) {
-		memcpy(dst, w->kbuf, w->size);
-		copied = true;
+	pagefault_disable();
+	if (likely(w->ubuf && w->size <= USER_EVENT_WRITE_SMALL)) {
+		copied = user_event_read(dst, w->ubuf, w->size);
+	} else if (w->ubuf) {
+		copied = access_ok(w->ubuf, w->size) &&
+			 !__copy_from_user_inatomic(dst, w->ubuf, w->size);
 	} else {
-		pagefault_disable();
-		if (w->ubuf && w->size <= USER_EVENT_WRITE_SMALL) {
-			copied = user_event_read(dst, w->ubuf, w->size);
-		} else if (w->ubuf) {
-			copied = !__copy_from_user_inatomic(dst, w->ubuf,
-							    w->size);
-		} else {
-			i = *w->from;
-			copied = copy_from_iter(dst, w->size, &i) == w->size;
-		}
-		pagefault_enable();
+		i = *w->from;
+		copied = copy_from_iter(dst, w->size, &i) == w->size;
 	}
+	pagefault_enable();
 
 	if (unlikely(!copied)) {
 		w->fault = true;
@@ -1184,37 +1178,30 @@ static __always_inline ssize_t user_events_write_event(struct user_event *ue,
 	return w->fault || w->bad ? -EFAULT : count;
 }
 
-/* write(): the index and the payload in one buffer */
+/*
+ * write(): the index and the payload in one buffer.  Only the index is
+ * read here: a write with nothing attached ends at EBADF without touching
+ * the payload, which each probe then copies straight into its record.
+ */
 static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
 	struct user_event_file *uf = file->private_data;
-	/* Not zeroed first (CONFIG_INIT_STACK_ALL_ZERO): only read if copied */
-	u64 buf[USER_EVENT_WRITE_SMALL / sizeof(u64)] __uninitialized;
-	struct user_event_write w;
+	/* Every field is set below: not zeroed first (INIT_STACK_ALL_ZERO) */
+	struct user_event_write w __uninitialized;
 	struct user_event *ue;
 	int idx;
 
 	if (unlikely(count < sizeof(idx) || (ppos && *ppos)))
 		return -EFAULT;
-
-	/* A fault here takes the long way, which reports it in ABI order */
-	if (likely(count <= sizeof(buf) && user_event_read(buf, ubuf, count))) {
-		memcpy(&idx, buf, sizeof(idx));
-		w.kbuf = (char *)buf + sizeof(idx);
-		w.ubuf = NULL;
-	} else {
-		if (unlikely(!access_ok(ubuf, count) ||
-			     get_user(idx, (const int __user *)ubuf)))
-			return -EFAULT;
-		w.kbuf = NULL;
-		w.ubuf = ubuf + sizeof(idx);
-	}
+	if (unlikely(!user_event_read(&idx, ubuf, sizeof(idx))))
+		return -EFAULT;
 
 	ue = user_events_index(uf, idx);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
 
+	w.ubuf = ubuf + sizeof(idx);
 	w.from = NULL;
 	w.size = count - sizeof(idx);
 	w.done = 0;
