@@ -42,7 +42,7 @@
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
-#include <linux/rbtree.h>
+#include <linux/rbtree_augmented.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/user_events.h>
@@ -784,8 +784,115 @@ static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
 	return vma_lookup(oldmm, addr);
 }
 
-/* Enablers a fork allocates at once */
+/* Enablers a fork allocates, and an exit frees, at once */
 #define USER_EVENT_FORK_BATCH	32
+
+/* A fork's copy of the registrations in progress */
+struct user_event_fork {
+	struct mm_struct	*oldmm;
+	struct user_event_mm	*uemm;
+	struct vm_area_struct	*vma;	/* of the last word copied */
+	struct list_head	skipped; /* copies of words the child lacks */
+	void			*batch[USER_EVENT_FORK_BATCH];
+	unsigned int		nr;	/* allocated in @batch */
+	unsigned int		used;	/* of them */
+	unsigned int		left;	/* enablers not copied yet */
+	bool			pending; /* a copy was left to the work */
+	int			ret;
+};
+
+static struct user_event_enabler *user_event_fork_alloc(struct user_event_fork *f)
+{
+	if (f->used == f->nr) {
+		/* No more than can be left to copy */
+		f->nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
+					      GFP_KERNEL_ACCOUNT,
+					      min_t(unsigned int, f->left,
+						    ARRAY_SIZE(f->batch)),
+					      f->batch);
+		f->used = 0;
+		if (!f->nr) {
+			f->ret = -ENOMEM;
+			return NULL;
+		}
+	}
+	f->left--;
+	return f->batch[f->used++];
+}
+
+/*
+ * Make @copy (in the child's tree already) the child's registration of
+ * @e's word: on @e's event, and pending where @e is, or where the child's
+ * word was wiped.  A copy of a word the child did not get (MADV_DONTFORK)
+ * is not linked: it waits on f->skipped to leave the tree.
+ */
+static void user_event_fork_link(struct user_event_fork *f,
+				 struct user_event_enabler *e,
+				 struct user_event_enabler *copy)
+{
+	struct user_event_mm *uemm = f->uemm;
+	struct vm_area_struct *vma;
+
+	copy->uemm = uemm;
+	INIT_LIST_HEAD(&copy->pending_link);
+	uemm->count++;
+
+	vma = user_event_fork_vma(f->oldmm, f->vma, e->waddr);
+	f->vma = vma;
+	if (!vma || (vma->vm_flags & VM_DONTCOPY)) {
+		list_add_tail(&copy->event_link, &f->skipped);
+		return;
+	}
+
+	/* @e holds a reference on the event: this is not the first */
+	user_event_bits_get(copy->bits);
+	mutex_lock(&e->bits->lock);
+	list_add_tail(&copy->event_link, &e->bits->enablers);
+	/*
+	 * Stable here: toggles queue @e under bits->lock, and the work
+	 * takes it off only under the parent's uemm->lock.
+	 */
+	if (!list_empty(&e->pending_link) || (vma->vm_flags & VM_WIPEONFORK)) {
+		spin_lock(&uemm->pending_lock);
+		list_add_tail(&copy->pending_link, &uemm->pending);
+		spin_unlock(&uemm->pending_lock);
+		f->pending = true;
+	}
+	mutex_unlock(&e->bits->lock);
+}
+
+/*
+ * Copy the subtree of the parent's tree under @n into nodes of the same
+ * shape and colours, so that the child's tree needs no rebalancing, and
+ * link the copies in address order (the VMA of the last one is likely the
+ * next one's).  Returns the copy of @n, or NULL when it could not be
+ * allocated; after a failed allocation (f->ret) the subtree copied so far
+ * is a search tree, not a balanced one, of linked copies: enough for
+ * __mmput() to drop them.  The recursion is as deep as the tree is high.
+ */
+static struct rb_node *user_event_fork_tree(struct user_event_fork *f,
+					    const struct rb_node *n,
+					    struct rb_node *parent)
+{
+	struct user_event_enabler *e = rb_entry(n, struct user_event_enabler,
+						node);
+	struct user_event_enabler *copy = user_event_fork_alloc(f);
+	struct rb_node *c;
+
+	if (!copy)
+		return NULL;
+	*copy = *e;
+	c = &copy->node;
+	rb_set_parent_color(c, parent, rb_color(n));
+	c->rb_left = NULL;
+	c->rb_right = NULL;
+	if (n->rb_left)
+		c->rb_left = user_event_fork_tree(f, n->rb_left, c);
+	user_event_fork_link(f, e, copy);
+	if (n->rb_right && !f->ret)
+		c->rb_right = user_event_fork_tree(f, n->rb_right, c);
+	return c;
+}
 
 /**
  * __user_events_fork - copy the registrations of a forking process
@@ -807,83 +914,52 @@ static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
  */
 int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 {
-	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm), *uemm;
-	struct user_event_enabler *e, *copy, *last = NULL;
-	void *batch[USER_EVENT_FORK_BATCH];
-	struct vm_area_struct *vma = NULL;
-	unsigned int nr = 0, used = 0;
-	bool pending, any = false;
-	struct rb_node *n;
-	int ret = 0;
+	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm);
+	struct user_event_fork f = {
+		.oldmm = oldmm,
+		.skipped = LIST_HEAD_INIT(f.skipped),
+	};
+	struct user_event_enabler *copy, *tmp;
 
 	mutex_lock(&old->lock);
 	if (!old->count)
 		goto out;
 
-	uemm = user_event_mm_alloc(mm);
-	if (!uemm) {
-		ret = -ENOMEM;
+	f.uemm = user_event_mm_alloc(mm);
+	if (!f.uemm) {
+		f.ret = -ENOMEM;
 		goto out;
 	}
-	mm->user_event_mm = uemm;
+	mm->user_event_mm = f.uemm;
+	f.left = old->count;
+	f.uemm->enablers.rb_node = user_event_fork_tree(&f,
+							old->enablers.rb_node,
+							NULL);
 
-	for (n = rb_first(&old->enablers); n; n = rb_next(n)) {
-		e = rb_entry(n, struct user_event_enabler, node);
-		vma = user_event_fork_vma(oldmm, vma, e->waddr);
-		if (!vma || (vma->vm_flags & VM_DONTCOPY))
-			continue;
-		if (used == nr) {
-			/* No more than can be left to copy */
-			nr = min_t(unsigned int, ARRAY_SIZE(batch),
-				   old->count - uemm->count);
-			nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
-						   GFP_KERNEL_ACCOUNT, nr, batch);
-			used = 0;
-			if (!nr) {
-				ret = -ENOMEM;
-				goto out;
-			}
+	list_for_each_entry_safe(copy, tmp, &f.skipped, event_link) {
+		list_del(&copy->event_link);
+		if (f.ret) {
+			/* The tree is not balanced: keep it, drop it whole */
+			user_event_bits_get(copy->bits);
+			mutex_lock(&copy->bits->lock);
+			list_add_tail(&copy->event_link, &copy->bits->enablers);
+			mutex_unlock(&copy->bits->lock);
+		} else {
+			rb_erase(&copy->node, &f.uemm->enablers);
+			f.uemm->count--;
+			kmem_cache_free(user_event_enabler_cache, copy);
 		}
-		copy = batch[used++];
-		*copy = *e;
-		copy->uemm = uemm;
-		INIT_LIST_HEAD(&copy->pending_link);
-		/* In order: each copy is the rightmost node so far */
-		rb_link_node(&copy->node, last ? &last->node : NULL,
-			     last ? &last->node.rb_right :
-				    &uemm->enablers.rb_node);
-		rb_insert_color(&copy->node, &uemm->enablers);
-		uemm->count++;
-		last = copy;
-
-		/* @e holds a reference on the event: this is not the first */
-		user_event_bits_get(copy->bits);
-		mutex_lock(&e->bits->lock);
-		list_add_tail(&copy->event_link, &e->bits->enablers);
-		/*
-		 * Stable here: toggles queue @e under bits->lock, and the
-		 * work takes it off only under old->lock.
-		 */
-		pending = !list_empty(&e->pending_link) ||
-			  (vma->vm_flags & VM_WIPEONFORK);
-		if (pending) {
-			spin_lock(&uemm->pending_lock);
-			list_add_tail(&copy->pending_link, &uemm->pending);
-			spin_unlock(&uemm->pending_lock);
-			any = true;
-		}
-		mutex_unlock(&e->bits->lock);
 	}
 
 	/* It finds the mmap_lock the fork holds taken, and comes back */
-	if (any)
-		queue_delayed_work(user_event_mm_wq, &uemm->work, 0);
+	if (f.pending)
+		queue_delayed_work(user_event_mm_wq, &f.uemm->work, 0);
 out:
 	mutex_unlock(&old->lock);
-	if (used < nr)
-		kmem_cache_free_bulk(user_event_enabler_cache, nr - used,
-				     batch + used);
-	return ret;
+	if (f.used < f.nr)
+		kmem_cache_free_bulk(user_event_enabler_cache, f.nr - f.used,
+				     f.batch + f.used);
+	return f.ret;
 }
 
 /* Drop the last references of a gone mm and free it; event_mutex if @locked */
@@ -935,26 +1011,39 @@ void __user_events_mm_exit(struct mm_struct *mm)
 {
 	struct user_event_mm *uemm = mm->user_event_mm;
 	struct user_event_enabler *e, *tmp;
-	struct rb_node *n;
+	void *batch[USER_EVENT_FORK_BATCH];
+	unsigned int nr = 0;
 
 	mm->user_event_mm = NULL;
 
+	/*
+	 * Once off its event, an enabler is out of every toggle's reach, and
+	 * off the pending list too: the mm's work, which only looks at that
+	 * list and only under uemm->lock, finds nothing left of it.  So each
+	 * goes at once.  A reference that is not its event's last needs no
+	 * lock; the enablers are freed in batches (one by one, most frees
+	 * take the slab allocator's slow path: the objects are spread over
+	 * slabs that are not this CPU's).
+	 */
 	mutex_lock(&uemm->lock);
-	for (n = rb_first(&uemm->enablers); n; n = rb_next(n)) {
-		e = rb_entry(n, struct user_event_enabler, node);
+	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {
 		user_event_enabler_unlink(e);
+		if (!user_event_bits_put_unless_last(e->bits)) {
+			list_add(&e->event_link, &uemm->gone);
+			continue;
+		}
+		batch[nr++] = e;
+		if (nr == ARRAY_SIZE(batch)) {
+			kmem_cache_free_bulk(user_event_enabler_cache, nr, batch);
+			nr = 0;
+		}
 	}
+	uemm->enablers = RB_ROOT;
 	mutex_unlock(&uemm->lock);
+	if (nr)
+		kmem_cache_free_bulk(user_event_enabler_cache, nr, batch);
 	/* No toggle can reach the mm now; its work may still be running */
 	cancel_delayed_work_sync(&uemm->work);
-
-	/* A reference that is not its event's last needs no lock */
-	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {
-		if (user_event_bits_put_unless_last(e->bits))
-			kmem_cache_free(user_event_enabler_cache, e);
-		else
-			list_add(&e->event_link, &uemm->gone);
-	}
 	if (list_empty(&uemm->gone)) {
 		kfree(uemm);
 		return;

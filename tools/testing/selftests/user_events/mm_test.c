@@ -725,6 +725,86 @@ TEST_F_TIMEOUT(mm, dontfork_word_not_inherited, TIMEOUT)
 	munmap(word, page_size);
 }
 
+#define TREE_PER_PAGE	24
+
+/* Word @i of fork_copies_tree_without_dontfork_words: TREE_PER_PAGE a page */
+static __u32 *tree_word(char *map, size_t i)
+{
+	return (__u32 *)(map + i / TREE_PER_PAGE * page_size) + i % TREE_PER_PAGE;
+}
+
+/*
+ * Its child: the event is enabled.  Check the child's copies (the middle
+ * page is not mapped here), disable the event, check again, register one
+ * more word and end every registration it should have, and none it should
+ * not.  Exit code: 0, or which check failed.
+ */
+static int tree_child(const char *ev, const char *cmd, char *map)
+{
+	__u32 extra = 0;
+	size_t i;
+
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++)
+		if (i / TREE_PER_PAGE != 1 && settled(tree_word(map, i), 1) != 1)
+			return 10;
+	if (ue_enable(ev, false))
+		return 11;
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++)
+		if (i / TREE_PER_PAGE != 1 && settled(tree_word(map, i), 0))
+			return 12;
+	/* A new registration goes into the tree the fork built */
+	if (reg_closed(cmd, &extra, 4, 0) || ue_unreg_own(&extra, 0))
+		return 13;
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++) {
+		int want = i / TREE_PER_PAGE == 1 ? -ENOENT : 0;
+
+		if (ue_unreg_own(tree_word(map, i), 0) != want)
+			return 20 + i / TREE_PER_PAGE;
+	}
+	return 0;
+}
+
+/*
+ * fork() with many registrations, a third of them (the middle page of
+ * three, between the others by address) in MADV_DONTFORK memory: the
+ * child has exactly the others, each following the event, and the tree the
+ * fork built for them takes a new registration and gives up each old one
+ * once.  The parent's registrations are untouched.
+ */
+TEST_F_TIMEOUT(mm, fork_copies_tree_without_dontfork_words, TIMEOUT)
+{
+	int status = 0;
+	char *map;
+	pid_t pid;
+	size_t i;
+
+	map = mmap(NULL, 3 * page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, madvise(map + page_size, page_size, MADV_DONTFORK));
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++) {
+		*tree_word(map, i) = 0;
+		ASSERT_EQ(0, reg_closed(self->cmd, tree_word(map, i), 4, 0));
+	}
+	ASSERT_EQ(0, ue_enable(self->ev, true));
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++)
+		ASSERT_EQ(1, settled(tree_word(map, i), 1));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(tree_child(self->ev, self->cmd, map));
+	ASSERT_EQ(0, ue_wait_child(pid, WAIT_MS, &status));
+	EXPECT_EQ(0, ue_exit_code(status));
+
+	/* The child's disable reached the parent's words, all of them */
+	for (i = 0; i < 3 * TREE_PER_PAGE; i++) {
+		EXPECT_EQ(0, settled(tree_word(map, i), 0));
+		EXPECT_EQ(0, ue_unreg_own(tree_word(map, i), 0));
+	}
+	munmap(map, 3 * page_size);
+}
+
 static __u32 cvm_word;
 static const char *cvm_cmd;
 
