@@ -12,15 +12,17 @@
  *
  * Locking, outermost first:
  *   mmap_lock (read)		of the mm whose words are written
- *   user_event_mm.lock		the mm's enablers; serializes writes of its words
- *   user_event_bits.lock	an event's enablers and the value of its bits
+ *   user_event_mm.lock		the mm's enablers
+ *   user_event_bits.lock	an event's enablers, the value of its bits, and
+ *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
  *
  * A toggle (user_event_bits_set(), called with event_mutex held) takes an
- * mm's mmap_lock, its lock and the word's folio lock only with trylock,
- * and never faults: a word it cannot write at once (contended, not
- * present, copy-on-write) is handed to the mm's one work item.  The work
- * does not wait for the mm either: it trylocks too, and faults (with
+ * mm's mmap_lock and the word's folio lock only with trylock, and never
+ * faults: a word it cannot write at once (contended, not present,
+ * copy-on-write) is handed to the mm's one work item.  The work does not
+ * wait for the mm either: it trylocks (the event's lock too, inside the
+ * mm's: a toggle may hold it), and faults (with
  * FOLL_NOWAIT: swap-in starts and the work tries again later) only
  * anonymous and tmpfs memory, and a private file mapping's page that is
  * mapped (a copy-on-write fault); a word of another file mapping is
@@ -64,7 +66,7 @@
 
 /**
  * struct user_event_mm - the registrations of one mm
- * @lock:	serializes changes of @enablers and writes of the mm's words
+ * @lock:	serializes changes of @enablers
  * @enablers:	struct user_event_enabler by word and bit (@lock)
  * @count:	number of @enablers (@lock)
  * @mm:		the mm: made by its first registration, gone with its users
@@ -78,7 +80,7 @@
  * @gone:	then its enablers that hold an event's last reference
  */
 struct user_event_mm {
-	struct mutex		lock;	/* enablers, count, word writes */
+	struct mutex		lock;	/* enablers, count */
 	struct rb_root		enablers;
 	unsigned int		count;
 	struct mm_struct	*mm;
@@ -327,6 +329,29 @@ static bool user_event_word_faultable(struct user_event_enabler *e)
 }
 
 /*
+ * Make the word of @e present and writable, if that takes no waiting: a
+ * word the work may fault in gets a FOLL_NOWAIT fault (which may start
+ * swap-in and return), any other is left to be present.  Not under the
+ * event's lock: the fault may have to reclaim memory.  0 if the word can
+ * be written now, -EAGAIN if later, -EFAULT if it cannot be made writable.
+ */
+static int user_event_word_fault(struct user_event_enabler *e)
+{
+	struct page *page;
+	long ret;
+
+	if (!user_event_word_faultable(e))
+		return 0;
+	ret = pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
+				    FOLL_WRITE | FOLL_NOWAIT, &page, NULL);
+	if (ret == 1) {
+		unpin_user_page(page);
+		return 0;
+	}
+	return !ret || ret == -ENOMEM ? -EAGAIN : -EFAULT;
+}
+
+/*
  * Write the words of the mm's pending enablers that can be written
  * without waiting; the others stay pending.  Each is taken off the list
  * before its bit's value is read, so that a toggle meanwhile queues it
@@ -335,7 +360,7 @@ static bool user_event_word_faultable(struct user_event_enabler *e)
 static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e;
-	unsigned int n = 0, gup;
+	unsigned int n = 0;
 	bool left;
 	int ret;
 
@@ -355,13 +380,18 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 		if (!e)
 			break;
 
-		gup = user_event_word_faultable(e) ? FOLL_NOWAIT : FOLL_NOFAULT;
-		/* Pairs with the toggle's update of ->on before queueing */
-		ret = user_event_word_write(e, READ_ONCE(e->bits->on), gup,
-					    false);
-		/* The process may fault it in itself (swap, migration) */
-		if (ret == -EFAULT && gup == FOLL_NOFAULT)
+		ret = user_event_word_fault(e);
+		/* Under the event's lock, like a toggle: never a stale value */
+		if (!ret && mutex_trylock(&e->bits->lock)) {
+			ret = user_event_word_write(e, e->bits->on, FOLL_NOFAULT,
+						    false);
+			mutex_unlock(&e->bits->lock);
+			/* The page went again (reclaim): later */
+			if (ret == -EFAULT)
+				ret = -EAGAIN;
+		} else if (!ret) {
 			ret = -EAGAIN;
+		}
 		if (ret == -EAGAIN) {
 			spin_lock(&uemm->pending_lock);
 			if (list_empty(&e->pending_link))
@@ -469,21 +499,17 @@ static void user_event_mm_kick(struct user_event_mm *uemm)
  */
 static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 {
-	struct user_event_mm *uemm = e->uemm;
-	struct mm_struct *mm = uemm->mm;
+	struct mm_struct *mm = e->uemm->mm;
 	bool done = false;
 
 	/*
 	 * No reference on the mm's users: bits->lock is held, and
 	 * __mmput() takes it to unlink the enabler before exit_mmap(), so
-	 * the memory of the word is still there.
+	 * the memory of the word is still there.  Nobody else writes the
+	 * word meanwhile: every write of it holds bits->lock.
 	 */
 	if (mmap_read_trylock(mm)) {
-		if (mutex_trylock(&uemm->lock)) {
-			done = !user_event_word_write(e, on, FOLL_NOFAULT,
-						      false);
-			mutex_unlock(&uemm->lock);
-		}
+		done = !user_event_word_write(e, on, FOLL_NOFAULT, false);
 		mmap_read_unlock(mm);
 	}
 	return done;
@@ -524,8 +550,8 @@ void user_event_bits_set(struct user_event_bits *bits, bool on)
 			}
 		}
 		/*
-		 * Only now: a work running during the walk would hold its
-		 * mm's lock and make the walk defer words it could write.
+		 * Only now: a work running during the walk would find
+		 * bits->lock taken and leave the word for its next run.
 		 */
 		if (deferred)
 			list_for_each_entry(e, &bits->enablers, event_link)
@@ -622,10 +648,12 @@ bool user_event_enabler_in_use(const struct user_event_word *w)
 }
 
 /*
- * Link the new enabler: into its mm, then its event, taking the bit's
- * value there, and write the bit into the pinned page.  @publish runs
- * first, so that whatever it makes usable is usable before the bit can
- * be seen set.  mmap_lock and uemm->lock held.
+ * Link the new enabler: into its mm, then its event, and write the bit's
+ * value into the pinned page there, under the event's lock like every
+ * write of a word.  @publish runs first, so that whatever it makes usable
+ * is usable before the bit can be seen set.  mmap_lock and uemm->lock
+ * held.  The folio lock is only tried (toggles wait for the event's lock
+ * meanwhile): a folio locked at this moment leaves the word to the work.
  */
 static void user_event_enabler_link(struct user_event_enabler *e,
 				    struct page *page,
@@ -633,7 +661,7 @@ static void user_event_enabler_link(struct user_event_enabler *e,
 {
 	struct user_event_bits *bits = e->bits;
 	struct folio *folio = page_folio(page);
-	bool on;
+	bool deferred = false;
 
 	user_event_enabler_insert(e->uemm, e);
 	publish(arg);
@@ -641,15 +669,18 @@ static void user_event_enabler_link(struct user_event_enabler *e,
 	user_event_bits_get(bits);
 	mutex_lock(&bits->lock);
 	list_add_tail(&e->event_link, &bits->enablers);
-	on = bits->on;
+	if (folio_trylock(folio)) {
+		/* What @publish made usable is seen before the bit */
+		smp_mb__before_atomic();
+		user_event_page_write(e, page, bits->on);
+		folio_unlock(folio);
+	} else {
+		user_event_enabler_defer(e);
+		deferred = true;
+	}
 	mutex_unlock(&bits->lock);
-
-	/* A toggle since then found uemm->lock taken: the work follows */
-	folio_lock(folio);
-	/* What @publish made usable is seen before the bit */
-	smp_mb__before_atomic();
-	user_event_page_write(e, page, on);
-	folio_unlock(folio);
+	if (deferred)
+		user_event_mm_kick(e->uemm);
 }
 
 /**

@@ -1973,6 +1973,53 @@ static void *race_writer_fn(void *arg)
 	return NULL;
 }
 
+#define BUSY_PAGES	1024
+#define BUSY_ROUNDS	40
+
+/*
+ * A toggle writes every mapped, writable word before it returns, even
+ * while the process's work item is busy writing the words that earlier
+ * toggles could not (abi.md): here BUSY_PAGES words of the second event
+ * sit on pages that MADV_DONTNEED takes away before each toggle, so that
+ * each toggle of it leaves them all to the work, which faults them in
+ * again while the first event is toggled.  Its word, on a page that
+ * stays, must read the new value the moment the toggle returns.
+ */
+TEST_F_TIMEOUT(mm, toggle_while_work_busy, TIMEOUT)
+{
+	size_t len = BUSY_PAGES * page_size, i;
+	__u32 *word = shared_page();
+	int r, late = 0;
+	char *busy;
+
+	ASSERT_NE(NULL, word);
+	busy = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, busy);
+	for (i = 0; i < BUSY_PAGES; i++)
+		ASSERT_EQ(0, reg_closed(self->cmd2, busy + i * page_size, 4, 0));
+	ASSERT_EQ(0, reg_closed(self->cmd, word, 4, 0));
+
+	for (r = 0; r < BUSY_ROUNDS; r++) {
+		ASSERT_EQ(0, madvise(busy, len, MADV_DONTNEED));
+		ASSERT_EQ(0, ue_enable(self->ev2, !(r & 1)));
+		ASSERT_EQ(0, ue_enable(self->ev, !(r & 1)));
+		if (ld_u32(word) != (__u32)!(r & 1))
+			late++;
+	}
+	EXPECT_EQ(0, late)
+		TH_LOG("%d of %d toggles returned before writing a mapped word",
+		       late, BUSY_ROUNDS);
+
+	ASSERT_EQ(0, ue_enable(self->ev, false));
+	ASSERT_EQ(0, ue_enable(self->ev2, false));
+	EXPECT_EQ(0, ue_unreg_own(word, 0));
+	for (i = 0; i < BUSY_PAGES; i++)
+		EXPECT_EQ(0, ue_unreg_own(busy + i * page_size, 0));
+	munmap(busy, len);
+	munmap(word, page_size);
+}
+
 /*
  * The event is enabled (ftrace) first; then, 2000 times, on a fresh file,
  * thread A registers while thread B spins on the enable bit and writes
