@@ -790,51 +790,49 @@ static __always_inline bool user_event_copy(struct user_event *ue,
 }
 
 /*
- * What reserving a trace event does when there is no filter, trigger,
- * pid filter or soft disable (trace_event_buffer_reserve() otherwise):
- * the record goes straight into the ring buffer.
+ * A record that no filter or trigger sees goes straight into the ring
+ * buffer (trace_event_file_plain()); the others through
+ * trace_event_buffer_reserve() and trace_event_buffer_commit().
  */
-#define USER_EVENT_FILE_SLOW	(EVENT_FILE_FL_SOFT_DISABLED |		\
-				 EVENT_FILE_FL_FILTERED |		\
-				 EVENT_FILE_FL_PID_FILTER |		\
-				 EVENT_FILE_FL_TRIGGER_MODE |		\
-				 EVENT_FILE_FL_TRIGGER_COND)
-
-static void user_event_ftrace(void *data, struct user_event *ue,
-			      struct user_event_write *w)
+static __always_inline void user_event_ftrace(void *data,
+					      struct user_event *ue,
+					      struct user_event_write *w)
 {
 	struct trace_event_file *file = data;
 	u32 len = USER_EVENT_FIELDS_START + w->size;
 	struct trace_event_buffer fbuffer __uninitialized;
+	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	unsigned int trace_ctx;
 	void *entry;
 
-	if (likely(!(READ_ONCE(file->flags) & USER_EVENT_FILE_SLOW))) {
-		fbuffer.trace_file = file;
-		fbuffer.regs = NULL;
+	if (likely(trace_event_file_plain(file))) {
+		buffer = file->tr->array_buffer.buffer;
 		/* Preemption was disabled by user_event_probes() */
-		fbuffer.trace_ctx = tracing_gen_ctx_dec();
-		fbuffer.buffer = file->tr->array_buffer.buffer;
-		fbuffer.event = trace_buffer_lock_reserve(fbuffer.buffer,
-							  ue->call.event.type,
-							  len,
-							  fbuffer.trace_ctx);
-		if (unlikely(!fbuffer.event))
+		trace_ctx = tracing_gen_ctx_dec();
+		event = trace_buffer_lock_reserve(buffer, ue->call.event.type,
+						  len, trace_ctx);
+		if (unlikely(!event))
 			return;
-		entry = ring_buffer_event_data(fbuffer.event);
-		fbuffer.entry = entry;
-	} else {
-		if (trace_trigger_soft_disabled(file))
+		entry = ring_buffer_event_data(event);
+		if (unlikely(!user_event_copy(ue, entry, w))) {
+			__trace_event_discard_commit(buffer, event);
 			return;
-		entry = trace_event_buffer_reserve(&fbuffer, file, len);
-		if (unlikely(!entry))
-			return;
+		}
+		trace_event_buffer_commit_plain(file, buffer, event, trace_ctx);
+		w->done++;
+		return;
 	}
 
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuffer, file, len);
+	if (unlikely(!entry))
+		return;
 	if (unlikely(!user_event_copy(ue, entry, w))) {
 		__trace_event_discard_commit(fbuffer.buffer, fbuffer.event);
 		return;
 	}
-
 	trace_event_buffer_commit(&fbuffer);
 	w->done++;
 }
@@ -1125,15 +1123,12 @@ static int user_events_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The event of write index @idx of @uf, or an ERR_PTR() */
+/* The event of write index @idx (not negative) of @uf, or NULL */
 static __always_inline struct user_event *
 user_events_index(struct user_event_file *uf, int idx)
 {
 	struct user_event_refs *refs;
 	struct user_event *ue = NULL;
-
-	if (unlikely(idx < 0))
-		return ERR_PTR(-EINVAL);
 
 	/* The file's reference keeps the event: RCU guards the array only */
 	rcu_read_lock();
@@ -1143,39 +1138,62 @@ user_events_index(struct user_event_file *uf, int idx)
 		ue = refs->events[idx];
 	rcu_read_unlock();
 
-	return ue ?: ERR_PTR(-ENOENT);
+	return ue;
 }
 
-/* Record @w's payload for @ue; @count is what write() returns */
-static __always_inline ssize_t user_events_write_event(struct user_event *ue,
-						       struct user_event_write *w,
-						       size_t count)
+/*
+ * Record the payload (@ubuf, or what is left of @from) of @size bytes for
+ * @ue; @count is what write() returns.  Not inlined into the handlers, so
+ * that they run their checks without a stack frame: a write with nothing
+ * attached returns before any register is saved.
+ */
+static noinline ssize_t user_events_record(struct user_event *ue,
+					   const char __user *ubuf,
+					   struct iov_iter *from,
+					   size_t size, size_t count)
 {
-	if (unlikely(w->size < ue->fmt->size - USER_EVENT_FIELDS_START))
-		return -EINVAL;
-	if (!rcu_access_pointer(ue->tp.funcs))
-		return -EBADF;
-	if (unlikely(w->size > USER_EVENT_PAYLOAD_MAX))
-		return -E2BIG;
+	struct user_event_write w __uninitialized;
 
-	if (unlikely(!user_event_probes(ue, w)))
+	w.ubuf = ubuf;
+	w.from = from;
+	w.size = size;
+	w.done = 0;
+	w.fault = false;
+	w.bad = false;
+	if (unlikely(!user_event_probes(ue, &w)))
 		return -EBADF;
 
 	/*
 	 * The probes copy with page faults disabled.  If the payload was
 	 * not resident and nothing was recorded, fault it in and go again.
 	 */
-	if (unlikely(w->fault && !w->done)) {
-		if (w->ubuf ? fault_in_readable(w->ubuf, w->size) :
-			      fault_in_iov_iter_readable(w->from, w->size))
+	if (unlikely(w.fault && !w.done)) {
+		if (w.ubuf ? fault_in_readable(w.ubuf, w.size) :
+			     fault_in_iov_iter_readable(w.from, w.size))
 			return -EFAULT;
-		w->fault = false;
-		w->bad = false;
-		if (unlikely(!user_event_probes(ue, w)))
+		w.fault = false;
+		w.bad = false;
+		if (unlikely(!user_event_probes(ue, &w)))
 			return -EBADF;
 	}
 
-	return w->fault || w->bad ? -EFAULT : count;
+	return w.fault || w.bad ? -EFAULT : count;
+}
+
+/* The checks of a write to @ue, in the ABI's order, then the record */
+static __always_inline ssize_t user_events_write_event(struct user_event *ue,
+						       const char __user *ubuf,
+						       struct iov_iter *from,
+						       size_t size,
+						       size_t count)
+{
+	if (unlikely(size < ue->fmt->size - USER_EVENT_FIELDS_START))
+		return -EINVAL;
+	if (!rcu_access_pointer(ue->tp.funcs))
+		return -EBADF;
+	if (unlikely(size > USER_EVENT_PAYLOAD_MAX))
+		return -E2BIG;
+	return user_events_record(ue, ubuf, from, size, count);
 }
 
 /*
@@ -1187,8 +1205,6 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
 	struct user_event_file *uf = file->private_data;
-	/* Every field is set below: not zeroed first (INIT_STACK_ALL_ZERO) */
-	struct user_event_write w __uninitialized;
 	struct user_event *ue;
 	int idx;
 
@@ -1196,18 +1212,14 @@ static ssize_t user_events_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	if (unlikely(!user_event_read(&idx, ubuf, sizeof(idx))))
 		return -EFAULT;
-
+	if (unlikely(idx < 0))
+		return -EINVAL;
 	ue = user_events_index(uf, idx);
-	if (IS_ERR(ue))
-		return PTR_ERR(ue);
+	if (unlikely(!ue))
+		return -ENOENT;
 
-	w.ubuf = ubuf + sizeof(idx);
-	w.from = NULL;
-	w.size = count - sizeof(idx);
-	w.done = 0;
-	w.fault = false;
-	w.bad = false;
-	return user_events_write_event(ue, &w, count);
+	return user_events_write_event(ue, ubuf + sizeof(idx), NULL,
+				       count - sizeof(idx), count);
 }
 
 /*
@@ -1237,8 +1249,7 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 				      struct iov_iter *from)
 {
 	struct user_event_file *uf = kiocb->ki_filp->private_data;
-	size_t count = iov_iter_count(from);
-	struct user_event_write w = { .from = from };
+	size_t count = iov_iter_count(from), size;
 	const char __user *p;
 	struct user_event *ue;
 	int idx;
@@ -1254,14 +1265,15 @@ static ssize_t user_events_write_iter(struct kiocb *kiocb,
 			    sizeof(idx))) {
 		return -EFAULT;
 	}
-
+	if (unlikely(idx < 0))
+		return -EINVAL;
 	ue = user_events_index(uf, idx);
-	if (IS_ERR(ue))
-		return PTR_ERR(ue);
+	if (unlikely(!ue))
+		return -ENOENT;
 
-	w.size = iov_iter_count(from);
-	w.ubuf = user_iter_ubuf(from, w.size);
-	return user_events_write_event(ue, &w, count);
+	size = iov_iter_count(from);
+	return user_events_write_event(ue, user_iter_ubuf(from, size), from,
+				       size, count);
 }
 
 /* copy_struct_from_user() of a struct whose size is its first u32 */
