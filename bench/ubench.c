@@ -48,6 +48,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1194,6 +1195,23 @@ static void forks(int k, uint64_t *fork_ns, uint64_t *cycle_ns)
 static int twin_cmd, twin_reply;
 static pid_t twin_pid;
 
+/*
+ * Counting mode, one vCPU: whether the parent or the child runs first
+ * after fork() is the scheduler's choice, and the child's instructions
+ * land in fork()'s figure when it does.  A SCHED_FIFO parent whose
+ * children start as SCHED_OTHER (SCHED_RESET_ON_FORK) always runs on
+ * until it waits: fork() is counted alone, the same in every run.
+ */
+static void fork_sched(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	if (counting &&
+	    sched_setscheduler(0, on ? SCHED_FIFO | SCHED_RESET_ON_FORK :
+			       SCHED_OTHER, &sp))
+		fprintf(stderr, "ubench: sched_setscheduler: %s\n", strerror(errno));
+}
+
 /* The twin: forked before any registration, forks on request */
 static void twin_start(void)
 {
@@ -1212,6 +1230,7 @@ static void twin_start(void)
 		close(c[1]);
 		close(r[0]);
 		pin_cpu(0);
+		fork_sched(true);
 		while (read(c[0], &k, sizeof(k)) == sizeof(k) && k > 0) {
 			forks(k, &res[0], &res[1]);
 			if (write(r[1], res, sizeof(res)) != sizeof(res))
@@ -1231,6 +1250,7 @@ static void bench_fork(void)
 	double f0[11], c0[11], f1[11], c1[11];
 	uint64_t res[2];
 
+	fork_sched(true);
 	for (r = 0; r < rounds; r++) {
 		settle();
 		if (write(twin_cmd, &k, sizeof(k)) != sizeof(k) ||
@@ -1243,6 +1263,7 @@ static void bench_fork(void)
 		f1[r] = res[0] / 1000.0 / k;
 		c1[r] = res[1] / 1000.0 / k;
 	}
+	fork_sched(false);
 	if (write(twin_cmd, &stop, sizeof(stop)) != sizeof(stop))
 		die("twin");
 	waitpid(twin_pid, NULL, 0);
