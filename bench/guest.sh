@@ -7,7 +7,9 @@
 #	followed by bench/lttng.sh's when UBENCH's directory has lttng
 #   guest.sh --twice UBENCH [UBENCH ARGS...]
 #	the same, then a second run in the same boot into ubench-2.txt
-#	(counting mode: a figure is published when both runs agree)
+#	(counting mode: a figure is published when both runs agree), with
+#	address space randomization off, so that both runs' processes have
+#	the same layout (and fork() the same page tables to copy)
 #   guest.sh --profile UBENCH OPS [SECONDS [HZ]]
 #	for each of OPS (comma-separated names, see ubench.c): perf record
 #	-a -g while UBENCH loops over it; the samples of ubench itself,
@@ -46,6 +48,7 @@ runs=1
 if [ "$1" = --twice ]; then
 	runs=2
 	shift
+	echo 0 >/proc/sys/kernel/randomize_va_space
 fi
 bin=$1
 shift
