@@ -912,7 +912,11 @@ static struct rb_node *user_event_fork_tree(struct user_event_fork *f,
 
 	if (!copy)
 		return NULL;
-	*copy = *e;
+	/* The rest is set as the copy is linked */
+	copy->bits = e->bits;
+	copy->word = e->word;
+	copy->waddr = e->waddr;
+	copy->wbit = e->wbit;
 	c = &copy->node;
 	rb_set_parent_color(c, parent, rb_color(n));
 	c->rb_left = NULL;
