@@ -124,38 +124,6 @@ static bool event_left(const char *name)
 	       ue_multi_ids(name, ids, 1) != 0;
 }
 
-/*
- * The message of the last error_log entry whose command is exactly @cmd,
- * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
- */
-static int errlog_msg(const char *cmd, char *msg, size_t size)
-{
-	static const char prefix[] = "  Command: ";
-	char *buf = ue_read_tracefs("error_log");
-	char *p, *eol, *prev = NULL, *ts;
-	size_t plen = sizeof(prefix) - 1;
-	int ret = -ENOENT;
-
-	if (!buf)
-		return -errno;
-	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
-		eol = strchrnul(p, '\n');
-		if (prev && !strncmp(p, prefix, plen) &&
-		    (size_t)(eol - p) == plen + strlen(cmd) &&
-		    !strncmp(p + plen, cmd, strlen(cmd))) {
-			ts = strstr(prev, "] ");
-			if (ts && ts < p) {
-				snprintf(msg, size, "%.*s",
-					 (int)(p - 1 - ts - 2), ts + 2);
-				ret = 0;
-			}
-		}
-		prev = p;
-	}
-	free(buf);
-	return ret;
-}
-
 /* Register @cmd with @flags on a new file, at @word/@bit; fd or -errno */
 static int open_reg(const char *cmd, __u16 flags, __u32 *word, int bit)
 {
@@ -437,7 +405,7 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 		if (i == 0) {
 			ASSERT_EQ(0, ue_errlog_clear());
 			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
-			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			ASSERT_EQ(0, ue_errlog_msg(EV_DEL, msg, sizeof(msg)));
 			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
 		} else if (i % 10 == 0) {
 			ASSERT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL))
@@ -458,7 +426,7 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 		if (i == 0) {
 			ASSERT_EQ(0, ue_errlog_clear());
 			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
-			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			ASSERT_EQ(0, ue_errlog_msg(EV_DEL, msg, sizeof(msg)));
 			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
 		}
 		close(fd);
@@ -685,7 +653,7 @@ static void expect_busy(struct __test_metadata *_metadata, bool dyn,
 	ASSERT_EQ(0, ue_errlog_clear());
 	EXPECT_EQ(-EBUSY, dyn ? ue_dyn_cmd(BUSY_DEL_CMD) : ue_del(EV_BUSY))
 		TH_LOG("%s, %s", dyn ? "-:" : "DIAG_IOCSDEL", why);
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	ASSERT_EQ(0, ue_errlog_msg(EV_BUSY, msg, sizeof(msg)));
 	EXPECT_STREQ(why, msg);
 }
 
@@ -787,7 +755,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 	ue_errlog_clear();
 	if (ue_del(EV_CAP_D) != want)
 		return 9;
-	if (!allowed && (errlog_msg(EV_CAP_D, msg, sizeof(msg)) ||
+	if (!allowed && (ue_errlog_msg(EV_CAP_D, msg, sizeof(msg)) ||
 			 strcmp(msg, "user_events: error: " NOT_PERMITTED)))
 		return 10;
 	if (ue_del(EV_CAP_DM) != want)
@@ -1030,7 +998,7 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, tp[3], true));
 	ASSERT_EQ(0, ue_errlog_clear());
 	EXPECT_EQ(-EBUSY, ue_del(EV_MF));
-	ASSERT_EQ(0, errlog_msg(tp[3], msg, sizeof(msg)));
+	ASSERT_EQ(0, ue_errlog_msg(tp[3], msg, sizeof(msg)));
 	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
 	n = ue_multi_ids(EV_MF, ids, 8);
