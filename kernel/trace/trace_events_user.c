@@ -1571,6 +1571,12 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 	struct user_event_file *uf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	if (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSUNREG && cmd != DIAG_IOCSDEL)
+		return -ENOTTY;
+	/* Each changes what the kernel keeps: a writer's call, as write() is */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		return user_events_ioctl_reg(uf, uarg);

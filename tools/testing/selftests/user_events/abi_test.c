@@ -51,6 +51,7 @@
 #define EV_MAX		UE_PREFIX "ab_max"	/* + index */
 #define EV_CLOSE	UE_PREFIX "ab_close"
 #define EV_THREAD	UE_PREFIX "ab_thread"
+#define EV_RO		UE_PREFIX "ab_ro"
 
 #define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 #define MAX_DEFAULT	32768
@@ -66,7 +67,7 @@
 static const char * const events[] = {
 	EV_A, EV_B, EV_C, EV_LONG, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT,
 	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_THREADS, EV_SCM, EV_ERRLOG,
-	EV_PERSIST, EV_CLOSE, EV_THREAD,
+	EV_PERSIST, EV_CLOSE, EV_THREAD, EV_RO,
 };
 
 static long page_size;
@@ -1457,6 +1458,61 @@ TEST_F_TIMEOUT(abi, del, TIMEOUT)
 	EXPECT_EQ(0, ue_del(EV_PERSIST));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_PERSIST));
 	EXPECT_EQ(-ENOENT, ue_del(EV_PERSIST));
+}
+
+/*
+ * DIAG_IOCSREG, DIAG_IOCSUNREG and DIAG_IOCSDEL change what the kernel
+ * keeps: on a file not open for writing they fail with EBADF, as write()
+ * does, and change nothing.  O_WRONLY is enough.
+ */
+TEST_F_TIMEOUT(abi, read_only_file, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	static __u32 word, word2;
+	int rd, wr, idx = -1;
+	__u32 val = 1;
+
+	rd = open(ue_path(path, "user_events_data"), O_RDONLY);
+	ASSERT_LE(0, rd);
+
+	/* Nothing is registered, nor created */
+	EXPECT_EQ(-EBADF, ue_reg(rd, EV_RO " u32 a", &word, 0, &idx));
+	EXPECT_EQ(-1, idx);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_RO));
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word, 0));
+	EXPECT_EQ(-EBADF, ue_del_fd(rd, EV_RO));
+	/* write() says the same */
+	EXPECT_EQ(-1, write(rd, &val, sizeof(val)));
+	EXPECT_EQ(EBADF, errno);
+
+	/* A registration made through a writable file stays */
+	ASSERT_EQ(0, ue_reg(self->fd, EV_RO " u32 a", &word, 0, NULL));
+	ASSERT_EQ(0, ue_enable(EV_RO, true));
+	EXPECT_EQ(1, word);
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word, 0));
+	EXPECT_EQ(1, word);
+	EXPECT_EQ(-EBADF, ue_del_fd(rd, EV_RO));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_RO));
+	/* EBADF comes first: the same for an unknown address */
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word2, 3));
+	/* Other ioctls are still unknown */
+	EXPECT_EQ(-1, ioctl(rd, _IOW(DIAG_IOC_MAGIC, 9, char *), "x"));
+	EXPECT_EQ(ENOTTY, errno);
+	close(rd);
+
+	/* Open for writing only: all three work */
+	wr = open(path, O_WRONLY);
+	ASSERT_LE(0, wr);
+	EXPECT_EQ(0, ue_reg(wr, EV_RO " u32 a", &word2, 0, NULL));
+	EXPECT_EQ(1, word2);
+	EXPECT_EQ(0, ue_unreg(wr, &word2, 0));
+	EXPECT_EQ(0, ue_unreg(wr, &word, 0));
+	EXPECT_EQ(0, word);
+	ASSERT_EQ(0, ue_enable(EV_RO, false));
+	close(self->fd);
+	self->fd = -1;
+	close(wr);
+	EXPECT_EQ(-ENOENT, ue_del(EV_RO));
 }
 
 /* Put a record of @idx with u32 fields @a and @b at @at */
