@@ -259,6 +259,11 @@ static const struct user_reject_case user_reject_cases[] = {
 	{ "ev\xc3\xa9", E(BAD_NAME), 2 },
 	{ "\xe9v", E(BAD_NAME), 0 },
 	{ "ev\xa0u32 a", E(BAD_NAME), 2 },
+	/* The files of the system directory */
+	{ "enable", E(RESERVED_NAME), 0 },
+	{ "filter u32 a", E(RESERVED_NAME), 0 },
+	{ "  enable u32 a", E(RESERVED_NAME), 2 },
+	{ "enable:x u32 a", E(RESERVED_NAME), 0 },
 	{ "ev u32 \xe9", E(BAD_FIELD_NAME), 7 },
 	{ "ev u32\xa0\x61", E(BAD_TYPE), 3 },
 	{ "ev:", E(BAD_FLAG), 3 },
@@ -473,6 +478,21 @@ static void user_test_parse_fields(struct kunit *test)
 						      &err), -EINVAL);
 	KUNIT_EXPECT_EQ(test, err.type, E(BAD_NAME));
 	KUNIT_EXPECT_EQ(test, err.pos, 2);
+
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("filter", "u32 a", &fmt,
+						      &err), -EINVAL);
+	KUNIT_EXPECT_NULL(test, fmt);
+	KUNIT_EXPECT_EQ(test, err.type, E(RESERVED_NAME));
+	KUNIT_EXPECT_EQ(test, err.pos, 0);
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("enable", NULL, &fmt,
+						      &err), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, E(RESERVED_NAME));
+	/* Only those names: others that start or end alike are fine */
+	KUNIT_EXPECT_EQ(test, user_event_parse("enabled u32 a", &fmt, &err), 0);
+	user_event_format_free(fmt);
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("_filter", NULL, &fmt,
+						      &err), 0);
+	user_event_format_free(fmt);
 
 	/* "name fields" must fit a command as well */
 	name = kunit_kzalloc(test, USER_EVENT_CMD_MAX, GFP_KERNEL);

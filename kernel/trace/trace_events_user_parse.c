@@ -35,6 +35,8 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_CMD_TOO_LONG] = "Command too long",
 	[USER_EVENT_ERR_NO_NAME] = "Missing event name",
 	[USER_EVENT_ERR_BAD_NAME] = "Invalid character in event name",
+	[USER_EVENT_ERR_RESERVED_NAME] =
+		"Reserved event name (a file of the system directory)",
 	[USER_EVENT_ERR_BAD_FLAG] = "Unknown flag",
 	[USER_EVENT_ERR_NO_FIELD_TYPE] = "Missing field type",
 	[USER_EVENT_ERR_BAD_TYPE] = "Unsupported field type",
@@ -89,6 +91,16 @@ static const char * const user_common_fields[] = {
 	"common_pid",
 };
 
+/*
+ * Event names that are files of the system directory (events/user_events/
+ * has "enable" and "filter" besides the event directories): an event of
+ * that name would hide the file
+ */
+static const char * const user_reserved_names[] = {
+	"enable",
+	"filter",
+};
+
 /* A word of a field, and where it starts in the command */
 struct user_word {
 	const char	*s;
@@ -140,6 +152,17 @@ static bool user_is_ident(char c, bool first)
 static bool user_word_is(const struct user_word *w, const char *s)
 {
 	return strlen(s) == w->len && !memcmp(w->s, s, w->len);
+}
+
+static bool user_name_reserved(const struct user_word *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(user_reserved_names); i++) {
+		if (user_word_is(name, user_reserved_names[i]))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -585,7 +608,8 @@ static void user_parse_init(struct user_event_format **out,
  *
  * Leading and trailing whitespace and whitespace around ';' are ignored;
  * one ';' may close the last field.  No text flags exist: any ":FLAG" is
- * rejected.  The whole command must fit USER_EVENT_CMD_MAX bytes with its
+ * rejected, and so are the names of the files of a system directory
+ * ("enable", "filter").  The whole command must fit USER_EVENT_CMD_MAX bytes with its
  * NUL, and the fixed part of a record USER_EVENT_FIXED_MAX bytes.
  *
  * Return: 0, -EINVAL for a malformed command, or -ENOMEM.
@@ -617,6 +641,9 @@ int user_event_parse(const char *cmd, struct user_event_format **out,
 	if (bad >= 0)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME,
 				       name.pos + bad);
+	if (user_name_reserved(&name))
+		return user_parse_fail(err, USER_EVENT_ERR_RESERVED_NAME,
+				       name.pos);
 	if (*p == ':')
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_FLAG,
 				       p + 1 - cmd);
@@ -661,6 +688,8 @@ int user_event_parse_fields(const char *name, const char *fields,
 	bad = user_ident_bad_char(w.s, w.len);
 	if (bad >= 0)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME, bad);
+	if (user_name_reserved(&w))
+		return user_parse_fail(err, USER_EVENT_ERR_RESERVED_NAME, 0);
 
 	return user_parse_build(&w, fields, w.len + 1, out, err);
 }

@@ -53,6 +53,8 @@
 #define EV_THREAD	UE_PREFIX "ab_thread"
 #define EV_RO		UE_PREFIX "ab_ro"
 
+#define RESERVED_MSG	"user_events: error: Reserved event name (a file of the system directory)"
+
 #define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 #define MAX_DEFAULT	32768
 #define ENABLERS_SYSCTL	"/proc/sys/kernel/user_events_max_enablers"
@@ -1907,6 +1909,49 @@ TEST_F_TIMEOUT(abi, error_log, TIMEOUT)
 				     strlen(bad[i].token)))
 			TH_LOG("\"%s\": caret at \"%s\"", logged, logged + pos);
 	}
+}
+
+/*
+ * An event named as a file of the system directory (events/user_events/
+ * has "enable" and "filter") would hide it: such names are EINVAL, with
+ * an error_log line, through every way of registering.
+ */
+TEST_F_TIMEOUT(abi, reserved_names, TIMEOUT)
+{
+	static const char * const cmds[] = {
+		"enable", "enable u32 a", "filter", "filter u32 a; char[4] s",
+	};
+	char path[UE_PATH_MAX], msg[200], dyn[64];
+	static __u32 word, word2;
+	unsigned int i;
+	struct stat st;
+
+	/* The system directory exists while one of its events does */
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word2, 0, NULL));
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ASSERT_EQ(0, ue_errlog_clear());
+		EXPECT_EQ(-EINVAL, ue_reg(self->fd, cmds[i], &word, 0, NULL))
+			TH_LOG("%s", cmds[i]);
+		ASSERT_EQ(0, ue_errlog_msg(cmds[i], msg, sizeof(msg)))
+			TH_LOG("no error_log line for \"%s\"", cmds[i]);
+		EXPECT_STREQ(RESERVED_MSG, msg);
+		EXPECT_EQ(-EINVAL, ue_reg_flags(self->fd, cmds[i],
+						USER_EVENT_REG_MULTI_FORMAT,
+						&word, 4, 0, NULL));
+		snprintf(dyn, sizeof(dyn), "u:%s\n", cmds[i]);
+		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
+	}
+	EXPECT_EQ(0, word);
+
+	/* The files are still the system's */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, stat(ue_path(path, "events/%s/%s",
+					  USER_EVENTS_SYSTEM,
+					  i ? "filter" : "enable"), &st));
+		EXPECT_TRUE(S_ISREG(st.st_mode)) TH_LOG("%s", path);
+	}
+	EXPECT_EQ(0, ue_unreg(self->fd, &word2, 0));
 }
 
 TEST_F_TIMEOUT(abi, persist, TIMEOUT)
