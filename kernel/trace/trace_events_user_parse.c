@@ -92,6 +92,12 @@ static const char * const user_common_fields[] = {
 };
 
 /*
+ * The length of an array is written in at most this many characters
+ * ("0x00400", "0001024"), whatever its value
+ */
+#define USER_ARRAY_LEN_CHARS	7
+
+/*
  * Event names that are files of the system directory (events/user_events/
  * has "enable" and "filter" besides the event directories): an event of
  * that name would hide the file
@@ -339,6 +345,7 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, w->pos);
 
 	if (suffix.len < 2 || suffix.s[suffix.len - 1] != ']' ||
+	    suffix.len - 2 > USER_ARRAY_LEN_CHARS ||
 	    !user_parse_num(suffix.s + 1, suffix.len - 2, &tok->array_len) ||
 	    !tok->array_len || tok->array_len > USER_EVENT_ARRAY_MAX)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_ARRAY_LEN,
