@@ -1911,6 +1911,90 @@ TEST_F_TIMEOUT(abi, error_log, TIMEOUT)
 	}
 }
 
+/* Whether error_log holds byte @c anywhere */
+static bool errlog_has_byte(char c)
+{
+	char *buf = ue_read_tracefs("error_log");
+	bool has;
+
+	if (!buf)
+		return true;
+	has = strchr(buf, c);
+	free(buf);
+	return has;
+}
+
+/*
+ * error_log shows what a caller sent as text: a byte that is not
+ * printable ASCII, and the backslash, as \xNN; one command stays on its
+ * "Command:" line, and the caret points at the escaped byte.
+ */
+TEST_F_TIMEOUT(abi, error_log_escapes, TIMEOUT)
+{
+	static const char fake[] = "[    1.000000] user_events: error: fake";
+	static const struct {
+		const char *cmd;
+		const char *logged;	/* the "Command:" text */
+		const char *token;	/* under the caret */
+	} bad[] = {
+		/* A terminal escape in the name */
+		{ EV_ERRLOG "\x1b[2J u32 a", EV_ERRLOG "\\x1b[2J u32 a",
+		  "\\x1b" },
+		/* A line of its own after a newline (a space to the parser) */
+		{ EV_ERRLOG " u32 a\n[    1.000000] user_events: error: fake",
+		  EV_ERRLOG " u32 a\\x0a[    1.000000] user_events: error: fake",
+		  "[" },
+		/* A backslash, and a byte above 0x7e */
+		{ EV_ERRLOG "\\x41 u32 a", EV_ERRLOG "\\x5cx41 u32 a", "\\x5c" },
+		{ EV_ERRLOG " u32 a; u32 b\xff", EV_ERRLOG " u32 a; u32 b\\xff",
+		  "\\xff" },
+	};
+	char logged[600], msg[200], cmd[128], *buf;
+	static __u32 word;
+	unsigned int i;
+	int pos = -1;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ASSERT_EQ(0, ue_errlog_clear());
+		EXPECT_EQ(-EINVAL, ue_reg(self->fd, bad[i].cmd, &word, 0, NULL));
+		ASSERT_EQ(0, ue_errlog_find(EV_ERRLOG, logged, sizeof(logged),
+					    &pos))
+			TH_LOG("no error_log line for case %u", i);
+		EXPECT_STREQ(bad[i].logged, logged);
+		ASSERT_LE(0, pos) TH_LOG("no caret: %s", logged);
+		ASSERT_GE((int)strlen(logged), pos);
+		EXPECT_EQ(0, strncmp(logged + pos, bad[i].token,
+				     strlen(bad[i].token)))
+			TH_LOG("\"%s\": caret at \"%s\"", logged, logged + pos);
+		EXPECT_FALSE(errlog_has_byte('\x1b'));
+		EXPECT_FALSE(errlog_has_byte('\xff'));
+		/* No line of the log starts with the forged text */
+		buf = ue_read_tracefs("error_log");
+		ASSERT_NE(NULL, buf);
+		EXPECT_EQ(NULL, strstr(buf, "\n[    1.000000]"));
+		EXPECT_NE(0, strncmp(buf, fake, strlen(fake)));
+		free(buf);
+	}
+
+	/* DIAG_IOCSDEL of a name that is no event */
+	ASSERT_EQ(0, ue_errlog_clear());
+	snprintf(cmd, sizeof(cmd), "%s\x07\n%s", EV_ERRLOG, fake);
+	EXPECT_EQ(-ENOENT, ue_del_fd(self->fd, cmd));
+	snprintf(cmd, sizeof(cmd), "%s\\x07\\x0a%s", EV_ERRLOG, fake);
+	ASSERT_EQ(0, ue_errlog_msg(cmd, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: No such event", msg);
+	EXPECT_FALSE(errlog_has_byte('\x07'));
+
+	/* The same for dynamic_events */
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd("u:" EV_ERRLOG "\x1b u32 a\n"));
+	ASSERT_EQ(0, ue_errlog_find(EV_ERRLOG, logged, sizeof(logged), &pos));
+	EXPECT_STREQ("u:" EV_ERRLOG "\\x1b u32 a", logged);
+	EXPECT_EQ(0, strncmp(logged + pos, "\\x1b", 4))
+		TH_LOG("caret at \"%s\"", pos >= 0 ? logged + pos : "");
+	EXPECT_FALSE(errlog_has_byte('\x1b'));
+}
+
 /*
  * An event named as a file of the system directory (events/user_events/
  * has "enable" and "filter") would hide it: such names are EINVAL, with
