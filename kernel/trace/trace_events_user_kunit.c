@@ -642,9 +642,9 @@ static const struct user_print_fmt_case user_print_fmt_cases[] = {
 	{ "ev u32 a; s32 b; char[8] s; __data_loc char[] d",
 	  "\"a=%u b=%d s=%s d=%s\", REC->a, REC->b, REC->s, __get_str(d)" },
 	{ "ev s8 a;u8 b;char c;unsigned char d",
-	  "\"a=%hhd b=%u c=%hhd d=%u\", REC->a, REC->b, REC->c, REC->d" },
+	  "\"a=%d b=%u c=%d d=%u\", REC->a, REC->b, REC->c, REC->d" },
 	{ "ev s16 e;u16 f;short g;unsigned short h",
-	  "\"e=%hd f=%u g=%hd h=%u\", REC->e, REC->f, REC->g, REC->h" },
+	  "\"e=%d f=%u g=%d h=%u\", REC->e, REC->f, REC->g, REC->h" },
 	{ "ev int a; unsigned int b; s64 c; u64 d",
 	  "\"a=%d b=%u c=%lld d=%llu\", REC->a, REC->b, REC->c, REC->d" },
 	{ "ev unsigned char[4] b", "\"b=%s\", __print_hex(REC->b, 4)" },
@@ -653,7 +653,7 @@ static const struct user_print_fmt_case user_print_fmt_cases[] = {
 	{ "ev __data_loc u8[] d",
 	  "\"d=%s\", __print_hex(__get_dynamic_array(d), __get_dynamic_array_len(d))" },
 	{ "ev __rel_loc u32[] r",
-	  "\"r=%s\", __print_hex(__get_rel_dynamic_array(r), REC->r >> 16)" },
+	  "\"r=%s\", __print_hex(__get_rel_dynamic_array(r), (REC->r >> 16))" },
 };
 
 static void user_print_fmt_desc(const struct user_print_fmt_case *c,

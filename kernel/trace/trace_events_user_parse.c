@@ -786,24 +786,18 @@ int user_event_format_fields_text(const struct user_event_format *fmt,
 	return pos;
 }
 
+/*
+ * As Linux writes them: %d and %u for every integer narrower than 64 bits
+ * (libtraceevent 1.7 then shows a negative s8 or s16 as its unsigned
+ * value, as it does for Linux's own), %lld and %llu for 64 bits
+ */
 static const char *user_field_conv(const struct user_field *field)
 {
 	if (field->kind != USER_FIELD_INT)
 		return "%s";
-	if (!field->is_signed)
-		return field->size == 8 ? "%llu" : "%u";
-
-	/* libtraceevent sign-extends a short field only if told its size */
-	switch (field->size) {
-	case 1:
-		return "%hhd";
-	case 2:
-		return "%hd";
-	case 4:
-		return "%d";
-	default:
-		return "%lld";
-	}
+	if (field->size == 8)
+		return field->is_signed ? "%lld" : "%llu";
+	return field->is_signed ? "%d" : "%u";
 }
 
 static int user_field_arg(const struct user_field *field, char *buf, int len,
@@ -831,11 +825,13 @@ static int user_field_arg(const struct user_field *field, char *buf, int len,
 			return user_cat(buf, len, pos, "__get_rel_str(%s)", n);
 		/*
 		 * The length is the high half of the word, as for
-		 * __data_loc; libtraceevent 1.7 crashes on the
-		 * __get_rel_dynamic_array_len() of a __rel_loc field.
+		 * __data_loc: libtraceevent 1.7 crashes on the
+		 * __get_rel_dynamic_array_len() (and __get_dynamic_array_len())
+		 * of a __rel_loc field, and older ones (perf's own copy) take
+		 * an expression as a helper's argument only in parentheses.
 		 */
 		return user_cat(buf, len, pos,
-				"__print_hex(__get_rel_dynamic_array(%s), REC->%s >> 16)",
+				"__print_hex(__get_rel_dynamic_array(%s), (REC->%s >> 16))",
 				n, n);
 	}
 }
@@ -865,8 +861,7 @@ static int user_print_fmt_text(const struct user_event_format *fmt,
  * @fmt:	the format
  *
  * The text is what libtraceevent (perf, trace-cmd) parses to print a
- * record: integers with %u/%d (%llu/%lld for 8 bytes, %hhd/%hd for
- * signed 1 and 2 bytes, which libtraceevent sign-extends), char arrays and
+ * record: integers with %u/%d (%llu/%lld for 8 bytes), char arrays and
  * char __data_loc/__rel_loc strings with %s, other arrays and structs
  * with __print_hex(), e.g. "a=%u s=%s d=%s", REC->a, REC->s, __get_str(d).
  * An event without fields gives "".
