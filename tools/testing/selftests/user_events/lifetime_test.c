@@ -42,6 +42,8 @@
 #define EV_CAP_U	UE_PREFIX "lt_cap_u"
 #define EV_MF		UE_PREFIX "lt_mf"
 #define EV_FLAGS	UE_PREFIX "lt_flags"
+#define EV_EPROBE	UE_PREFIX "lt_eprobe"
+#define EPROBE		UE_PREFIX "lt_ep"	/* an eprobe on EV_EPROBE */
 
 #define PERF_PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
@@ -66,7 +68,7 @@
 static const char * const events[] = {
 	EV_CYCLE, EV_DEL, EV_HOLD, EV_CHILD, EV_PERF, EV_TOOL, EV_BUSY,
 	EV_CAP_P, EV_CAP_PM, EV_CAP_M, EV_CAP_D, EV_CAP_DM, EV_CAP_E,
-	EV_CAP_U, EV_MF, EV_FLAGS,
+	EV_CAP_U, EV_MF, EV_FLAGS, EV_EPROBE,
 };
 
 /* Disable and delete @name and every multi-format tracepoint of it */
@@ -83,9 +85,13 @@ static void cleanup_name(const char *name)
 
 static void cleanup_all(void)
 {
+	char path[UE_PATH_MAX];
 	char name[64];
 	unsigned int i;
 
+	/* The eprobe first: it holds its user event */
+	ue_write_str(ue_path(path, "events/eprobes/%s/enable", EPROBE), "0");
+	ue_dyn_cmd("-:" EPROBE "\n");
 	for (i = 0; i < ARRAY_SIZE(events); i++)
 		cleanup_name(events[i]);
 	for (i = 0; i < NR_COST; i++) {
@@ -1015,6 +1021,62 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
  * retry with the flags it knows: the ABI document's compatibility advice.
  * Unknown bits are refused before CAP_PERFMON is looked at.
  */
+/*
+ * An eprobe on a user event ("e:NAME user_events.EVENT") holds the event
+ * while it exists, enabled or not, and lets it go without the event
+ * being told.  Once the eprobe, the registration and the file are gone,
+ * the non-persistent event goes too (within the reap work's 0.1 s poll):
+ * from tracefs, dynamic_events, the status file and its counts.
+ */
+TEST_F_TIMEOUT(life, eprobe_is_the_last_reference, TIMEOUT)
+{
+	char path[UE_PATH_MAX], ep_enable[UE_PATH_MAX];
+	long active = -1, base = -1, busy;
+	int round, ret;
+
+	if (!ue_exists(ue_path(path, "kprobe_events")) &&
+	    !ue_exists(ue_path(path, "uprobe_events")))
+		SKIP(return, "no probe events (CONFIG_PROBE_EVENTS?)");
+	ue_path(ep_enable, "events/eprobes/%s/enable", EPROBE);
+	ASSERT_EQ(0, ue_status_counts(&base, &busy));
+
+	/* Round 0: the eprobe never enabled; round 1: enabled, then not */
+	for (round = 0; round < 2; round++) {
+		self->fd = ue_open();
+		ASSERT_LE(0, self->fd);
+		ASSERT_EQ(0, ue_reg(self->fd, EV_EPROBE " u32 a", &enable_word,
+				    0, NULL));
+		ret = ue_dyn_cmd("e:" EPROBE " " USER_EVENTS_SYSTEM "."
+				 EV_EPROBE "\n");
+		ASSERT_EQ(0, ret) TH_LOG("round %d: e: fails with %d", round, ret);
+		if (round) {
+			ASSERT_EQ(0, ue_write_str(ep_enable, "1"));
+			EXPECT_EQ(1, enable_word);
+		}
+
+		/* The eprobe alone holds it */
+		EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+		close(self->fd);
+		self->fd = -1;
+		EXPECT_TRUE(ue_event_exists(NULL, EV_EPROBE)) TH_LOG("round %d", round);
+		EXPECT_EQ(-EBUSY, ue_del(EV_EPROBE));
+		if (round)
+			ASSERT_EQ(0, ue_write_str(ep_enable, "0"));
+		usleep(300 * 1000);
+		EXPECT_TRUE(ue_event_exists(NULL, EV_EPROBE)) TH_LOG("round %d", round);
+
+		/* Its last reference of any kind */
+		ASSERT_EQ(0, ue_dyn_cmd("-:" EPROBE "\n"));
+		EXPECT_TRUE(ue_wait_gone(NULL, EV_EPROBE, 2000))
+			TH_LOG("round %d: still there 2 s after the eprobe went",
+			       round);
+		EXPECT_FALSE(event_left(EV_EPROBE)) TH_LOG("round %d", round);
+		ASSERT_EQ(0, ue_status_counts(&active, &busy));
+		EXPECT_EQ(base, active) TH_LOG("round %d", round);
+		EXPECT_EQ(-ENOENT, ue_del(EV_EPROBE));
+	}
+}
+
 TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 {
 	static const __u16 known = USER_EVENT_REG_PERSIST |
