@@ -420,6 +420,76 @@ test_trace_cmd() {
 	return $rc
 }
 
+# The records of a deleted event stay in the ring buffer, and trace-cmd
+# extract reads them with the formats of the events that exist when it
+# runs: if the next event registered took the deleted one's type, trace-cmd
+# report would show them as its own.  (perf records only the events it
+# opened, so it never sees another event's records.)
+test_trace_cmd_reused_type() {
+	local old=__self_tools_old_$$ new=__self_tools_new_$$ rc=0 pid n ev i
+
+	echo >"$TRACEFS/trace"
+	# The old event is the emitter's; the new one is created (persistent,
+	# so that it is there when trace-cmd extract reads the formats) once
+	# the old one is gone
+	for ev in "$old u32 a; char[8] s" "$new u64 x"; do
+		if [ "${ev%% *}" = "$old" ]; then
+			"$EMIT" -w 60000 -n 3 -i 100 "$ev" 3735928559 oldrec &
+		else
+			if ! echo "u:$ev" >>"$TRACEFS/dynamic_events"; then
+				ktap_print_msg "cannot create u:$ev"
+				return 1
+			fi
+			EVENTS+=("$ev")
+			"$EMIT" -w 60000 "$ev" 77 &
+		fi
+		pid=$!
+		PIDS+=("$pid")
+		ev=${ev%% *}
+		if ! wait_for 60 test -e "$TRACEFS/events/user_events/$ev/enable"; then
+			ktap_print_msg "the emitter did not register $ev"
+			return 1
+		fi
+		echo 1 >"$TRACEFS/events/user_events/$ev/enable"
+		wait "$pid" || { ktap_print_msg "the emitter of $ev failed"; rc=1; }
+		for i in "${!PIDS[@]}"; do
+			[ "${PIDS[$i]}" = "$pid" ] && unset "PIDS[$i]"
+		done
+		echo 0 >"$TRACEFS/events/user_events/$ev/enable"
+		[ "$ev" = "$old" ] || continue
+		# Disabled, and its registrant gone: the old event goes
+		if ! wait_for 10 test ! -e "$TRACEFS/events/user_events/$old"; then
+			ktap_print_msg "$old stayed after its registrant's exit"
+			return 1
+		fi
+	done
+
+	if ! timeout -k 10 "$READY_SECS" trace-cmd extract -o reuse.dat \
+			>trace-cmd-extract.log 2>&1; then
+		ktap_print_msg "trace-cmd extract failed"
+		diag trace-cmd-extract.log
+		return 1
+	fi
+	if ! timeout -k 10 "$READY_SECS" trace-cmd report -i reuse.dat \
+			>trace-cmd-reuse.log 2>&1; then
+		ktap_print_msg "trace-cmd report failed"
+		diag trace-cmd-reuse.log
+		return 1
+	fi
+	n=$(grep -c " $new:" trace-cmd-reuse.log)
+	if [ "$n" != 1 ] || ! grep " $new:" trace-cmd-reuse.log | grep -q 'x=77$'; then
+		ktap_print_msg "trace-cmd report: $n record(s) of $new, which wrote one (x=77)"
+		diag trace-cmd-reuse.log
+		rc=1
+	fi
+	printf '# trace-cmd-reuse: %s\n' "$(grep -m1 " $new:" trace-cmd-reuse.log)"
+	wait_for 10 dyn_write "-:$new u64 x" || rc=1
+	for i in "${!EVENTS[@]}"; do
+		[ "${EVENTS[$i]}" = "$new u64 x" ] && unset "EVENTS[$i]"
+	done
+	return $rc
+}
+
 # lines LINE FILE: how many lines of FILE are LINE
 lines() {
 	grep -cxF -- "$1" "$2"
@@ -538,9 +608,10 @@ WORK=$(mktemp -d /tmp/user_events_tools.XXXXXX) ||
 	ktap_exit_fail_msg "mktemp -d failed"
 cd "$WORK" || ktap_exit_fail_msg "cannot enter $WORK"
 
-ktap_set_plan 4
+ktap_set_plan 5
 run_case perf perf_record_script test_perf
 run_case trace-cmd trace_cmd_record_report test_trace_cmd
+run_case trace-cmd trace_cmd_reused_type test_trace_cmd_reused_type
 run_case bpftrace bpftrace_count test_bpftrace_count
 run_case bpftrace bpftrace_args test_bpftrace_args
 ktap_finished
