@@ -275,11 +275,13 @@ c1 = rep(c1, ''' * Lifetime: an event is referenced by every write index handed 
  * until its mm goes: the exit of its last task, or execve).  The last
  * reference is dropped under event_mutex and a non-persistent event is
  * deleted right then, or once the last tool detaches if one still had it
- * enabled.
+ * enabled, or within USER_EVENT_REAP_POLL of the end of another trace
+ * event (an eprobe) that held it.
 ''', ''' * Lifetime: an event is referenced by every write index handed out (until
  * the file is released).  The last reference is dropped under event_mutex
  * and a non-persistent event is deleted right then, or once the last tool
- * detaches if one still had it enabled.
+ * detaches if one still had it enabled, or within USER_EVENT_REAP_POLL of
+ * the end of another trace event (an eprobe) that held it.
 ''')
 c1 = rep(c1, ''' *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
  *   mmap_lock, then the locks of trace_events_user_mm.c

@@ -30,7 +30,8 @@
  * until its mm goes: the exit of its last task, or execve).  The last
  * reference is dropped under event_mutex and a non-persistent event is
  * deleted right then, or once the last tool detaches if one still had it
- * enabled.
+ * enabled, or within USER_EVENT_REAP_POLL of the end of another trace
+ * event (an eprobe) that held it.
  *
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
@@ -164,15 +165,52 @@ static struct user_event *user_event_get(struct user_event_format *fmt,
 static int user_event_destroy(struct user_event *ue);
 static int user_event_delete(struct user_event *ue);
 static void user_event_put_locked(struct user_event *ue);
+static void user_event_gone(struct user_event *ue);
 
 static struct user_event *to_user_event(struct dyn_event *ev)
 {
 	return container_of(ev, struct user_event, devent);
 }
 
+/*
+ * Log a rejected command (or name) of a caller, with the caret at byte
+ * @pos.  The command is shown as text: a byte that is not printable ASCII,
+ * and the backslash, is written as \xNN, so that no caller can put terminal
+ * escape sequences or lines of its own into error_log.  The caret moves
+ * with the bytes before it.
+ */
 static void user_event_log(const char *cmd, int type, int pos)
 {
-	tracing_log_err(NULL, USER_EVENT_LOC, cmd, user_event_errs, type, pos);
+	int len = strlen(cmd);
+	int at = pos;
+	char *text;
+	char *p;
+	int i;
+
+	/* Commands are at most USER_EVENT_CMD_MAX bytes: 4 each at most */
+	text = kmalloc(len * 4 + 1, GFP_KERNEL);
+	if (!text)
+		return;
+
+	for (i = 0, p = text; i < len; i++) {
+		unsigned char c = cmd[i];
+
+		if (i == pos)
+			at = p - text;
+		if (c < ' ' || c > '~' || c == '\\') {
+			*p++ = '\\';
+			*p++ = 'x';
+			p = hex_byte_pack(p, c);
+		} else {
+			*p++ = c;
+		}
+	}
+	*p = '\0';
+	if (pos >= len)
+		at = p - text + (pos - len);
+
+	tracing_log_err(NULL, USER_EVENT_LOC, text, user_event_errs, type, at);
+	kfree(text);
 }
 
 /* dynamic_events: "u:name fields" creates a persistent event */
@@ -361,7 +399,7 @@ static void user_event_put(struct user_event *ue)
 	if (!refcount_dec_and_mutex_lock(&ue->refs, &event_mutex))
 		return;
 	if (!ue->persist)
-		user_event_destroy(ue);
+		user_event_gone(ue);
 	mutex_unlock(&event_mutex);
 }
 
@@ -371,7 +409,7 @@ static void user_event_put_locked(struct user_event *ue)
 	lockdep_assert_held(&event_mutex);
 
 	if (refcount_dec_and_test(&ue->refs) && !ue->persist)
-		user_event_destroy(ue);
+		user_event_gone(ue);
 }
 
 /* Take a reference on an event found under event_mutex */
@@ -431,24 +469,64 @@ static bool user_event_unused(struct user_event *ue)
 }
 
 /*
- * Delete the non-persistent events that lost their last reference while
- * a tool had them enabled, once no tool has.  Queued by the register
- * callback, which runs inside the trace core's enable and disable paths.
+ * How often an unused event that another trace event still holds is
+ * looked at again: an eprobe on it (trace_event_try_get_ref()) lets go
+ * without any callback, so nothing else would say when it can go.
  */
-static void user_event_reap(struct work_struct *work)
+#define USER_EVENT_REAP_POLL	(HZ / 10)
+
+/* Delete every unused event that can go; true if one is held still */
+static bool user_event_reap_locked(void)
 {
 	struct hlist_node *tmp;
 	struct user_event *ue;
+	bool held = false;
 	int bkt;
 
-	mutex_lock(&event_mutex);
+	lockdep_assert_held(&event_mutex);
+
 	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
-		if (user_event_unused(ue))
-			user_event_destroy(ue);
-	mutex_unlock(&event_mutex);
+		if (user_event_unused(ue) && user_event_destroy(ue))
+			held = true;
+	return held;
 }
 
-static DECLARE_WORK(user_event_reap_work, user_event_reap);
+static void user_event_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
+
+/*
+ * Delete the non-persistent events that lost their last reference while
+ * a tool had them enabled, once no tool has.  Queued at once by the
+ * register callback, which runs inside the trace core's enable and
+ * disable paths, and every USER_EVENT_REAP_POLL while an unused event is
+ * held by another trace event.
+ */
+static void user_event_reap(struct work_struct *work)
+{
+	bool held;
+
+	mutex_lock(&event_mutex);
+	held = user_event_reap_locked();
+	mutex_unlock(&event_mutex);
+
+	if (held)
+		schedule_delayed_work(&user_event_reap_work,
+				      USER_EVENT_REAP_POLL);
+}
+
+/*
+ * The last reference of a non-persistent event went (event_mutex held):
+ * delete it, or leave it to the reap work while something else holds it
+ */
+static void user_event_gone(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+
+	/* Still enabled: the register callback queues the work when not */
+	if (user_event_destroy(ue) && !ue->status)
+		schedule_delayed_work(&user_event_reap_work,
+				      USER_EVENT_REAP_POLL);
+}
 
 /*
  * Do the reap work's job for the events called @name at once: when a
@@ -672,7 +750,7 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 
 	user_event_status_update(ue);
 	if (user_event_unused(ue))
-		schedule_work(&user_event_reap_work);
+		mod_delayed_work(system_wq, &user_event_reap_work, 0);
 	return 0;
 }
 
@@ -1570,6 +1648,12 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 	struct user_event_file *uf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	if (cmd != DIAG_IOCSREG && cmd != DIAG_IOCSUNREG && cmd != DIAG_IOCSDEL)
+		return -ENOTTY;
+	/* Each changes what the kernel keeps: a writer's call, as write() is */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+
 	switch (cmd) {
 	case DIAG_IOCSREG:
 		return user_events_ioctl_reg(uf, uarg);
@@ -1617,6 +1701,8 @@ static int user_events_status_show(struct seq_file *m, void *v)
 
 	user_event_mm_flush();
 	mutex_lock(&event_mutex);
+	/* An event the reap work is about to delete is not listed */
+	user_event_reap_locked();
 	hash_for_each(user_event_table, bkt, ue, node) {
 		status = ue->status;
 		seq_puts(m, ue->tp.name);

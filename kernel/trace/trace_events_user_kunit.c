@@ -111,6 +111,11 @@ static const struct user_accept_case user_accept_cases[] = {
 	  FILTER_STATIC_STRING },
 	{ "char[010] f", "char[10]", 10, USER_FIELD_ARRAY, true, true,
 	  FILTER_STATIC_STRING },
+	/* A length in 7 characters, the most there may be */
+	{ "char[0000001] f", "char[1]", 1, USER_FIELD_ARRAY, true, true,
+	  FILTER_STATIC_STRING },
+	{ "char[0x00400] f", "char[1024]", 1024, USER_FIELD_ARRAY, true, true,
+	  FILTER_STATIC_STRING },
 	{ "unsigned char[8] f", "unsigned char[8]", 8, USER_FIELD_ARRAY,
 	  false, false, FILTER_OTHER },
 	{ "__data_loc char[] f", "__data_loc char[]", 4,
@@ -259,6 +264,11 @@ static const struct user_reject_case user_reject_cases[] = {
 	{ "ev\xc3\xa9", E(BAD_NAME), 2 },
 	{ "\xe9v", E(BAD_NAME), 0 },
 	{ "ev\xa0u32 a", E(BAD_NAME), 2 },
+	/* The files of the system directory */
+	{ "enable", E(RESERVED_NAME), 0 },
+	{ "filter u32 a", E(RESERVED_NAME), 0 },
+	{ "  enable u32 a", E(RESERVED_NAME), 2 },
+	{ "enable:x u32 a", E(RESERVED_NAME), 0 },
 	{ "ev u32 \xe9", E(BAD_FIELD_NAME), 7 },
 	{ "ev u32\xa0\x61", E(BAD_TYPE), 3 },
 	{ "ev:", E(BAD_FLAG), 3 },
@@ -318,6 +328,12 @@ static const struct user_reject_case user_reject_cases[] = {
 	{ "ev struct foo a 99999999999", E(BAD_SIZE), 16 },
 	{ "ev struct foo a 0x10000000", E(BAD_SIZE), 16 },
 	{ "ev char[0] a", E(BAD_ARRAY_LEN), 8 },
+	/* Lengths in more than 7 characters, whatever their value */
+	{ "ev char[0x0000000000001] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[00000001] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[0x000400] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev unsigned char[00000004] a", E(BAD_ARRAY_LEN), 17 },
+	{ "ev __data_loc char[] a; char[0x0000010] b", E(BAD_ARRAY_LEN), 29 },
 	{ "ev char[0x0] a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[1025] a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[0x401] a", E(BAD_ARRAY_LEN), 8 },
@@ -474,6 +490,21 @@ static void user_test_parse_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err.type, E(BAD_NAME));
 	KUNIT_EXPECT_EQ(test, err.pos, 2);
 
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("filter", "u32 a", &fmt,
+						      &err), -EINVAL);
+	KUNIT_EXPECT_NULL(test, fmt);
+	KUNIT_EXPECT_EQ(test, err.type, E(RESERVED_NAME));
+	KUNIT_EXPECT_EQ(test, err.pos, 0);
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("enable", NULL, &fmt,
+						      &err), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, E(RESERVED_NAME));
+	/* Only those names: others that start or end alike are fine */
+	KUNIT_EXPECT_EQ(test, user_event_parse("enabled u32 a", &fmt, &err), 0);
+	user_event_format_free(fmt);
+	KUNIT_EXPECT_EQ(test, user_event_parse_fields("_filter", NULL, &fmt,
+						      &err), 0);
+	user_event_format_free(fmt);
+
 	/* "name fields" must fit a command as well */
 	name = kunit_kzalloc(test, USER_EVENT_CMD_MAX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, name);
@@ -611,9 +642,9 @@ static const struct user_print_fmt_case user_print_fmt_cases[] = {
 	{ "ev u32 a; s32 b; char[8] s; __data_loc char[] d",
 	  "\"a=%u b=%d s=%s d=%s\", REC->a, REC->b, REC->s, __get_str(d)" },
 	{ "ev s8 a;u8 b;char c;unsigned char d",
-	  "\"a=%hhd b=%u c=%hhd d=%u\", REC->a, REC->b, REC->c, REC->d" },
+	  "\"a=%d b=%u c=%d d=%u\", REC->a, REC->b, REC->c, REC->d" },
 	{ "ev s16 e;u16 f;short g;unsigned short h",
-	  "\"e=%hd f=%u g=%hd h=%u\", REC->e, REC->f, REC->g, REC->h" },
+	  "\"e=%d f=%u g=%d h=%u\", REC->e, REC->f, REC->g, REC->h" },
 	{ "ev int a; unsigned int b; s64 c; u64 d",
 	  "\"a=%d b=%u c=%lld d=%llu\", REC->a, REC->b, REC->c, REC->d" },
 	{ "ev unsigned char[4] b", "\"b=%s\", __print_hex(REC->b, 4)" },
@@ -622,7 +653,7 @@ static const struct user_print_fmt_case user_print_fmt_cases[] = {
 	{ "ev __data_loc u8[] d",
 	  "\"d=%s\", __print_hex(__get_dynamic_array(d), __get_dynamic_array_len(d))" },
 	{ "ev __rel_loc u32[] r",
-	  "\"r=%s\", __print_hex(__get_rel_dynamic_array(r), REC->r >> 16)" },
+	  "\"r=%s\", __print_hex(__get_rel_dynamic_array(r), (REC->r >> 16))" },
 };
 
 static void user_print_fmt_desc(const struct user_print_fmt_case *c,

@@ -35,6 +35,8 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_CMD_TOO_LONG] = "Command too long",
 	[USER_EVENT_ERR_NO_NAME] = "Missing event name",
 	[USER_EVENT_ERR_BAD_NAME] = "Invalid character in event name",
+	[USER_EVENT_ERR_RESERVED_NAME] =
+		"Reserved event name (a file of the system directory)",
 	[USER_EVENT_ERR_BAD_FLAG] = "Unknown flag",
 	[USER_EVENT_ERR_NO_FIELD_TYPE] = "Missing field type",
 	[USER_EVENT_ERR_BAD_TYPE] = "Unsupported field type",
@@ -89,6 +91,22 @@ static const char * const user_common_fields[] = {
 	"common_pid",
 };
 
+/*
+ * The length of an array is written in at most this many characters
+ * ("0x00400", "0001024"), whatever its value
+ */
+#define USER_ARRAY_LEN_CHARS	7
+
+/*
+ * Event names that are files of the system directory (events/user_events/
+ * has "enable" and "filter" besides the event directories): an event of
+ * that name would hide the file
+ */
+static const char * const user_reserved_names[] = {
+	"enable",
+	"filter",
+};
+
 /* A word of a field, and where it starts in the command */
 struct user_word {
 	const char	*s;
@@ -140,6 +158,17 @@ static bool user_is_ident(char c, bool first)
 static bool user_word_is(const struct user_word *w, const char *s)
 {
 	return strlen(s) == w->len && !memcmp(w->s, s, w->len);
+}
+
+static bool user_name_reserved(const struct user_word *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(user_reserved_names); i++) {
+		if (user_word_is(name, user_reserved_names[i]))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -316,6 +345,7 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, w->pos);
 
 	if (suffix.len < 2 || suffix.s[suffix.len - 1] != ']' ||
+	    suffix.len - 2 > USER_ARRAY_LEN_CHARS ||
 	    !user_parse_num(suffix.s + 1, suffix.len - 2, &tok->array_len) ||
 	    !tok->array_len || tok->array_len > USER_EVENT_ARRAY_MAX)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_ARRAY_LEN,
@@ -585,7 +615,8 @@ static void user_parse_init(struct user_event_format **out,
  *
  * Leading and trailing whitespace and whitespace around ';' are ignored;
  * one ';' may close the last field.  No text flags exist: any ":FLAG" is
- * rejected.  The whole command must fit USER_EVENT_CMD_MAX bytes with its
+ * rejected, and so are the names of the files of a system directory
+ * ("enable", "filter").  The whole command must fit USER_EVENT_CMD_MAX bytes with its
  * NUL, and the fixed part of a record USER_EVENT_FIXED_MAX bytes.
  *
  * Return: 0, -EINVAL for a malformed command, or -ENOMEM.
@@ -617,6 +648,9 @@ int user_event_parse(const char *cmd, struct user_event_format **out,
 	if (bad >= 0)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME,
 				       name.pos + bad);
+	if (user_name_reserved(&name))
+		return user_parse_fail(err, USER_EVENT_ERR_RESERVED_NAME,
+				       name.pos);
 	if (*p == ':')
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_FLAG,
 				       p + 1 - cmd);
@@ -661,6 +695,8 @@ int user_event_parse_fields(const char *name, const char *fields,
 	bad = user_ident_bad_char(w.s, w.len);
 	if (bad >= 0)
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME, bad);
+	if (user_name_reserved(&w))
+		return user_parse_fail(err, USER_EVENT_ERR_RESERVED_NAME, 0);
 
 	return user_parse_build(&w, fields, w.len + 1, out, err);
 }
@@ -750,24 +786,18 @@ int user_event_format_fields_text(const struct user_event_format *fmt,
 	return pos;
 }
 
+/*
+ * As Linux writes them: %d and %u for every integer narrower than 64 bits
+ * (libtraceevent 1.7 then shows a negative s8 or s16 as its unsigned
+ * value, as it does for Linux's own), %lld and %llu for 64 bits
+ */
 static const char *user_field_conv(const struct user_field *field)
 {
 	if (field->kind != USER_FIELD_INT)
 		return "%s";
-	if (!field->is_signed)
-		return field->size == 8 ? "%llu" : "%u";
-
-	/* libtraceevent sign-extends a short field only if told its size */
-	switch (field->size) {
-	case 1:
-		return "%hhd";
-	case 2:
-		return "%hd";
-	case 4:
-		return "%d";
-	default:
-		return "%lld";
-	}
+	if (field->size == 8)
+		return field->is_signed ? "%lld" : "%llu";
+	return field->is_signed ? "%d" : "%u";
 }
 
 static int user_field_arg(const struct user_field *field, char *buf, int len,
@@ -795,11 +825,13 @@ static int user_field_arg(const struct user_field *field, char *buf, int len,
 			return user_cat(buf, len, pos, "__get_rel_str(%s)", n);
 		/*
 		 * The length is the high half of the word, as for
-		 * __data_loc; libtraceevent 1.7 crashes on the
-		 * __get_rel_dynamic_array_len() of a __rel_loc field.
+		 * __data_loc: libtraceevent 1.7 crashes on the
+		 * __get_rel_dynamic_array_len() (and __get_dynamic_array_len())
+		 * of a __rel_loc field, and older ones (perf's own copy) take
+		 * an expression as a helper's argument only in parentheses.
 		 */
 		return user_cat(buf, len, pos,
-				"__print_hex(__get_rel_dynamic_array(%s), REC->%s >> 16)",
+				"__print_hex(__get_rel_dynamic_array(%s), (REC->%s >> 16))",
 				n, n);
 	}
 }
@@ -829,8 +861,7 @@ static int user_print_fmt_text(const struct user_event_format *fmt,
  * @fmt:	the format
  *
  * The text is what libtraceevent (perf, trace-cmd) parses to print a
- * record: integers with %u/%d (%llu/%lld for 8 bytes, %hhd/%hd for
- * signed 1 and 2 bytes, which libtraceevent sign-extends), char arrays and
+ * record: integers with %u/%d (%llu/%lld for 8 bytes), char arrays and
  * char __data_loc/__rel_loc strings with %s, other arrays and structs
  * with __print_hex(), e.g. "a=%u s=%s d=%s", REC->a, REC->s, __get_str(d).
  * An event without fields gives "".

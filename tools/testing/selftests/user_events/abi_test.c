@@ -51,6 +51,9 @@
 #define EV_MAX		UE_PREFIX "ab_max"	/* + index */
 #define EV_CLOSE	UE_PREFIX "ab_close"
 #define EV_THREAD	UE_PREFIX "ab_thread"
+#define EV_RO		UE_PREFIX "ab_ro"
+
+#define RESERVED_MSG	"user_events: error: Reserved event name (a file of the system directory)"
 
 #define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 #define MAX_DEFAULT	32768
@@ -66,7 +69,7 @@
 static const char * const events[] = {
 	EV_A, EV_B, EV_C, EV_LONG, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT,
 	EV_EXIT2, EV_WRITE, EV_NOFIELD, EV_THREADS, EV_SCM, EV_ERRLOG,
-	EV_PERSIST, EV_CLOSE, EV_THREAD,
+	EV_PERSIST, EV_CLOSE, EV_THREAD, EV_RO,
 };
 
 static long page_size;
@@ -1459,6 +1462,61 @@ TEST_F_TIMEOUT(abi, del, TIMEOUT)
 	EXPECT_EQ(-ENOENT, ue_del(EV_PERSIST));
 }
 
+/*
+ * DIAG_IOCSREG, DIAG_IOCSUNREG and DIAG_IOCSDEL change what the kernel
+ * keeps: on a file not open for writing they fail with EBADF, as write()
+ * does, and change nothing.  O_WRONLY is enough.
+ */
+TEST_F_TIMEOUT(abi, read_only_file, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	static __u32 word, word2;
+	int rd, wr, idx = -1;
+	__u32 val = 1;
+
+	rd = open(ue_path(path, "user_events_data"), O_RDONLY);
+	ASSERT_LE(0, rd);
+
+	/* Nothing is registered, nor created */
+	EXPECT_EQ(-EBADF, ue_reg(rd, EV_RO " u32 a", &word, 0, &idx));
+	EXPECT_EQ(-1, idx);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_RO));
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word, 0));
+	EXPECT_EQ(-EBADF, ue_del_fd(rd, EV_RO));
+	/* write() says the same */
+	EXPECT_EQ(-1, write(rd, &val, sizeof(val)));
+	EXPECT_EQ(EBADF, errno);
+
+	/* A registration made through a writable file stays */
+	ASSERT_EQ(0, ue_reg(self->fd, EV_RO " u32 a", &word, 0, NULL));
+	ASSERT_EQ(0, ue_enable(EV_RO, true));
+	EXPECT_EQ(1, word);
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word, 0));
+	EXPECT_EQ(1, word);
+	EXPECT_EQ(-EBADF, ue_del_fd(rd, EV_RO));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_RO));
+	/* EBADF comes first: the same for an unknown address */
+	EXPECT_EQ(-EBADF, ue_unreg(rd, &word2, 3));
+	/* Other ioctls are still unknown */
+	EXPECT_EQ(-1, ioctl(rd, _IOW(DIAG_IOC_MAGIC, 9, char *), "x"));
+	EXPECT_EQ(ENOTTY, errno);
+	close(rd);
+
+	/* Open for writing only: all three work */
+	wr = open(path, O_WRONLY);
+	ASSERT_LE(0, wr);
+	EXPECT_EQ(0, ue_reg(wr, EV_RO " u32 a", &word2, 0, NULL));
+	EXPECT_EQ(1, word2);
+	EXPECT_EQ(0, ue_unreg(wr, &word2, 0));
+	EXPECT_EQ(0, ue_unreg(wr, &word, 0));
+	EXPECT_EQ(0, word);
+	ASSERT_EQ(0, ue_enable(EV_RO, false));
+	close(self->fd);
+	self->fd = -1;
+	close(wr);
+	EXPECT_EQ(-ENOENT, ue_del(EV_RO));
+}
+
 /* Put a record of @idx with u32 fields @a and @b at @at */
 static void put_rec(void *at, int idx, __u32 a, __u32 b)
 {
@@ -1851,6 +1909,133 @@ TEST_F_TIMEOUT(abi, error_log, TIMEOUT)
 				     strlen(bad[i].token)))
 			TH_LOG("\"%s\": caret at \"%s\"", logged, logged + pos);
 	}
+}
+
+/* Whether error_log holds byte @c anywhere */
+static bool errlog_has_byte(char c)
+{
+	char *buf = ue_read_tracefs("error_log");
+	bool has;
+
+	if (!buf)
+		return true;
+	has = strchr(buf, c);
+	free(buf);
+	return has;
+}
+
+/*
+ * error_log shows what a caller sent as text: a byte that is not
+ * printable ASCII, and the backslash, as \xNN; one command stays on its
+ * "Command:" line, and the caret points at the escaped byte.
+ */
+TEST_F_TIMEOUT(abi, error_log_escapes, TIMEOUT)
+{
+	static const char fake[] = "[    1.000000] user_events: error: fake";
+	static const struct {
+		const char *cmd;
+		const char *logged;	/* the "Command:" text */
+		const char *token;	/* under the caret */
+	} bad[] = {
+		/* A terminal escape in the name */
+		{ EV_ERRLOG "\x1b[2J u32 a", EV_ERRLOG "\\x1b[2J u32 a",
+		  "\\x1b" },
+		/* A line of its own after a newline (a space to the parser) */
+		{ EV_ERRLOG " u32 a\n[    1.000000] user_events: error: fake",
+		  EV_ERRLOG " u32 a\\x0a[    1.000000] user_events: error: fake",
+		  "[" },
+		/* A backslash, and a byte above 0x7e */
+		{ EV_ERRLOG "\\x41 u32 a", EV_ERRLOG "\\x5cx41 u32 a", "\\x5c" },
+		{ EV_ERRLOG " u32 a; u32 b\xff", EV_ERRLOG " u32 a; u32 b\\xff",
+		  "\\xff" },
+	};
+	char logged[600], msg[200], cmd[128], *buf;
+	static __u32 word;
+	unsigned int i;
+	int pos = -1;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ASSERT_EQ(0, ue_errlog_clear());
+		EXPECT_EQ(-EINVAL, ue_reg(self->fd, bad[i].cmd, &word, 0, NULL));
+		ASSERT_EQ(0, ue_errlog_find(EV_ERRLOG, logged, sizeof(logged),
+					    &pos))
+			TH_LOG("no error_log line for case %u", i);
+		EXPECT_STREQ(bad[i].logged, logged);
+		ASSERT_LE(0, pos) TH_LOG("no caret: %s", logged);
+		ASSERT_GE((int)strlen(logged), pos);
+		EXPECT_EQ(0, strncmp(logged + pos, bad[i].token,
+				     strlen(bad[i].token)))
+			TH_LOG("\"%s\": caret at \"%s\"", logged, logged + pos);
+		EXPECT_FALSE(errlog_has_byte('\x1b'));
+		EXPECT_FALSE(errlog_has_byte('\xff'));
+		/* No line of the log starts with the forged text */
+		buf = ue_read_tracefs("error_log");
+		ASSERT_NE(NULL, buf);
+		EXPECT_EQ(NULL, strstr(buf, "\n[    1.000000]"));
+		EXPECT_NE(0, strncmp(buf, fake, strlen(fake)));
+		free(buf);
+	}
+
+	/* DIAG_IOCSDEL of a name that is no event */
+	ASSERT_EQ(0, ue_errlog_clear());
+	snprintf(cmd, sizeof(cmd), "%s\x07\n%s", EV_ERRLOG, fake);
+	EXPECT_EQ(-ENOENT, ue_del_fd(self->fd, cmd));
+	snprintf(cmd, sizeof(cmd), "%s\\x07\\x0a%s", EV_ERRLOG, fake);
+	ASSERT_EQ(0, ue_errlog_msg(cmd, msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: No such event", msg);
+	EXPECT_FALSE(errlog_has_byte('\x07'));
+
+	/* The same for dynamic_events */
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EINVAL, ue_dyn_cmd("u:" EV_ERRLOG "\x1b u32 a\n"));
+	ASSERT_EQ(0, ue_errlog_find(EV_ERRLOG, logged, sizeof(logged), &pos));
+	EXPECT_STREQ("u:" EV_ERRLOG "\\x1b u32 a", logged);
+	EXPECT_EQ(0, strncmp(logged + pos, "\\x1b", 4))
+		TH_LOG("caret at \"%s\"", pos >= 0 ? logged + pos : "");
+	EXPECT_FALSE(errlog_has_byte('\x1b'));
+}
+
+/*
+ * An event named as a file of the system directory (events/user_events/
+ * has "enable" and "filter") would hide it: such names are EINVAL, with
+ * an error_log line, through every way of registering.
+ */
+TEST_F_TIMEOUT(abi, reserved_names, TIMEOUT)
+{
+	static const char * const cmds[] = {
+		"enable", "enable u32 a", "filter", "filter u32 a; char[4] s",
+	};
+	char path[UE_PATH_MAX], msg[200], dyn[64];
+	static __u32 word, word2;
+	unsigned int i;
+	struct stat st;
+
+	/* The system directory exists while one of its events does */
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word2, 0, NULL));
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ASSERT_EQ(0, ue_errlog_clear());
+		EXPECT_EQ(-EINVAL, ue_reg(self->fd, cmds[i], &word, 0, NULL))
+			TH_LOG("%s", cmds[i]);
+		ASSERT_EQ(0, ue_errlog_msg(cmds[i], msg, sizeof(msg)))
+			TH_LOG("no error_log line for \"%s\"", cmds[i]);
+		EXPECT_STREQ(RESERVED_MSG, msg);
+		EXPECT_EQ(-EINVAL, ue_reg_flags(self->fd, cmds[i],
+						USER_EVENT_REG_MULTI_FORMAT,
+						&word, 4, 0, NULL));
+		snprintf(dyn, sizeof(dyn), "u:%s\n", cmds[i]);
+		EXPECT_EQ(-EINVAL, ue_dyn_cmd(dyn));
+	}
+	EXPECT_EQ(0, word);
+
+	/* The files are still the system's */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, stat(ue_path(path, "events/%s/%s",
+					  USER_EVENTS_SYSTEM,
+					  i ? "filter" : "enable"), &st));
+		EXPECT_TRUE(S_ISREG(st.st_mode)) TH_LOG("%s", path);
+	}
+	EXPECT_EQ(0, ue_unreg(self->fd, &word2, 0));
 }
 
 TEST_F_TIMEOUT(abi, persist, TIMEOUT)

@@ -28,6 +28,7 @@
 #define EV_PERM		UE_PREFIX "dy_perm"
 #define EV_PERM2	UE_PREFIX "dy_perm2"
 #define EV_BAD		UE_PREFIX "dy_bad"
+#define EV_EXIST	UE_PREFIX "dy_exist"
 
 static const struct {
 	const char *decl;	/* as written in the command */
@@ -64,7 +65,7 @@ static const struct {
 
 static const char * const events[] = {
 	EV_SPACE, EV_SPACE2, EV_LIST, EV_NOFIELDS, EV_DEL, EV_BUSY, EV_PERM,
-	EV_PERM2, EV_BAD,
+	EV_PERM2, EV_BAD, EV_EXIST,
 };
 
 static void cleanup_all(void)
@@ -342,6 +343,55 @@ TEST_F_TIMEOUT(dyn, delete_forms, TIMEOUT)
 
 	/* Nothing of that name */
 	EXPECT_EQ(-ENOENT, ue_dyn_cmd("-:" EV_DEL " u32 a; u64 b\n"));
+}
+
+/*
+ * "u:" of an event that a process registered without PERSIST makes it
+ * persistent, as a DIAG_IOCSREG with USER_EVENT_REG_PERSIST of it does:
+ * whichever came first, the event then stays until it is deleted.  With
+ * other fields it is refused (EADDRINUSE), and the event stays as it was.
+ */
+TEST_F_TIMEOUT(dyn, create_existing_event, TIMEOUT)
+{
+	char msg[200];
+
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EXIST " u32 a; u64 b", &enable_word,
+			    0, NULL));
+
+	/* Other fields: refused, and it still goes with its last reference */
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EADDRINUSE, ue_dyn_cmd("u:" EV_EXIST " u32 a\n"));
+	ASSERT_EQ(0, ue_errlog_msg("u:" EV_EXIST " u32 a", msg, sizeof(msg)));
+	EXPECT_STREQ("user_events: error: Event exists with other fields", msg);
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_FALSE(ue_event_exists(NULL, EV_EXIST));
+
+	/* The same fields (spaced otherwise): persistent from now on */
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EXIST " u32 a; u64 b", &enable_word,
+			    0, NULL));
+	EXPECT_EQ(0, ue_dyn_cmd("u:" EV_EXIST " u32 a;u64 b\n"));
+	EXPECT_TRUE(dyn_listed("u:" EV_EXIST " u32 a; u64 b"));
+	/* Still busy while registered */
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:" EV_EXIST " u32 a; u64 b\n"));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+	close(self->fd);
+	self->fd = -1;
+	/* Its last reference went: it stays */
+	EXPECT_TRUE(ue_event_exists(NULL, EV_EXIST));
+	EXPECT_TRUE(dyn_listed("u:" EV_EXIST " u32 a; u64 b"));
+	/* Again: nothing changes */
+	EXPECT_EQ(0, ue_dyn_cmd("u:" EV_EXIST " u32 a; u64 b\n"));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_EXIST));
+	/* Until deleted */
+	EXPECT_EQ(0, ue_dyn_cmd("-:" EV_EXIST " u32 a; u64 b\n"));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_EXIST));
+	EXPECT_FALSE(dyn_listed("u:" EV_EXIST " u32 a; u64 b"));
 }
 
 TEST_F_TIMEOUT(dyn, delete_busy, TIMEOUT)

@@ -4,7 +4,8 @@
  * following events/user_events/NAME/enable in one and in many processes,
  * records in the trace file for every field type, events without fields,
  * EBADF while nothing listens, the __data_loc/__rel_loc validators,
- * filters and hist triggers.
+ * filters and hist triggers, and the records of a deleted event, which
+ * the next event registered must not show as its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,13 +29,15 @@
 #define EV_FILTER	UE_PREFIX "ft_filter"
 #define EV_HIST		UE_PREFIX "ft_hist"
 #define EV_GONE		UE_PREFIX "ft_gone"
+#define EV_OLD		UE_PREFIX "ft_old"
+#define EV_NEW		UE_PREFIX "ft_new"
 
 #define NR_CHILDREN	50
 #define TIMEOUT		300	/* seconds per test: TCG + debug kernel */
 
 static const char * const all_events[] = {
 	EV_STATUS, EV_BIT, EV_FORK, EV_TYPES, EV_EMPTY, EV_BADF, EV_DLOC,
-	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE,
+	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE, EV_OLD, EV_NEW,
 };
 
 static void cleanup_all(void)
@@ -680,6 +683,69 @@ TEST_F_TIMEOUT(ftrace, gone_after_last_listener, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(EV_GONE, false));
 	EXPECT_TRUE(ue_wait_gone(NULL, EV_GONE, 5000));
 	EXPECT_EQ(-ENOENT, ue_status_line(EV_GONE, line, sizeof(line)));
+}
+
+/*
+ * A deleted event's records stay in the ring buffer (nothing clears it
+ * when an event goes).  The next event registered must not get the
+ * deleted one's type, or the trace file and trace_pipe print those
+ * records as its own, decoded from the wrong data: only the record the
+ * new event wrote may show under its name.
+ */
+TEST_F_TIMEOUT(ftrace, deleted_event_type_not_reused, TIMEOUT)
+{
+	/* u32 a = 0xdeadbeef; char[8] s = "oldrec" */
+	static const char old[12] = "\xef\xbe\xad\xdeoldrec";
+	long old_id = -1, new_id = -1;
+	char line[256], path[UE_PATH_MAX];
+	static char buf[1 << 16];
+	size_t len = 0;
+	__u64 x = 77;
+	int idx = -1, fd, i;
+	ssize_t n;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_OLD " u32 a; char[8] s", &enable_word,
+			    0, &idx));
+	ASSERT_EQ(0, ue_event_id(NULL, EV_OLD, &old_id));
+	ASSERT_EQ(0, ue_enable(EV_OLD, true));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(4 + (ssize_t)sizeof(old),
+			  ue_emit(self->fd, idx, &old, sizeof(old)));
+	ASSERT_EQ(0, ue_enable(EV_OLD, false));
+
+	/* Its registration and its file go: so does the event */
+	ASSERT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+	close(self->fd);
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_TRUE(ue_wait_gone(NULL, EV_OLD, 2000));
+
+	/* The next event registered: another type */
+	ASSERT_EQ(0, ue_reg(self->fd, EV_NEW " u64 x", &enable_word, 1, &idx));
+	ASSERT_EQ(0, ue_event_id(NULL, EV_NEW, &new_id));
+	EXPECT_NE(old_id, new_id);
+	ASSERT_EQ(0, ue_enable(EV_NEW, true));
+	ASSERT_EQ(4 + (ssize_t)sizeof(x), ue_emit(self->fd, idx, &x, sizeof(x)));
+	ASSERT_EQ(0, ue_enable(EV_NEW, false));
+
+	/* trace: the new event's one record under its name, and no other */
+	ue_trace_read(&self->trace);
+	EXPECT_EQ(1, ue_trace_count(self->trace, EV_NEW))
+		TH_LOG("%s", self->trace);
+	ASSERT_EQ(0, ue_trace_line(self->trace, EV_NEW, 0, line, sizeof(line)));
+	EXPECT_TRUE(ue_has_token(line, "x=77")) TH_LOG("%s", line);
+
+	/* trace_pipe, which consumes the records: the same */
+	fd = open(ue_path(path, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	while (len < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	EXPECT_EQ(1, ue_trace_count(buf, EV_NEW)) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "x=77"));
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 1));
 }
 
 TEST_HARNESS_MAIN

@@ -42,6 +42,8 @@
 #define EV_CAP_U	UE_PREFIX "lt_cap_u"
 #define EV_MF		UE_PREFIX "lt_mf"
 #define EV_FLAGS	UE_PREFIX "lt_flags"
+#define EV_EPROBE	UE_PREFIX "lt_eprobe"
+#define EPROBE		UE_PREFIX "lt_ep"	/* an eprobe on EV_EPROBE */
 
 #define PERF_PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
@@ -66,7 +68,7 @@
 static const char * const events[] = {
 	EV_CYCLE, EV_DEL, EV_HOLD, EV_CHILD, EV_PERF, EV_TOOL, EV_BUSY,
 	EV_CAP_P, EV_CAP_PM, EV_CAP_M, EV_CAP_D, EV_CAP_DM, EV_CAP_E,
-	EV_CAP_U, EV_MF, EV_FLAGS,
+	EV_CAP_U, EV_MF, EV_FLAGS, EV_EPROBE,
 };
 
 /* Disable and delete @name and every multi-format tracepoint of it */
@@ -83,9 +85,13 @@ static void cleanup_name(const char *name)
 
 static void cleanup_all(void)
 {
+	char path[UE_PATH_MAX];
 	char name[64];
 	unsigned int i;
 
+	/* The eprobe first: it holds its user event */
+	ue_write_str(ue_path(path, "events/eprobes/%s/enable", EPROBE), "0");
+	ue_dyn_cmd("-:" EPROBE "\n");
 	for (i = 0; i < ARRAY_SIZE(events); i++)
 		cleanup_name(events[i]);
 	for (i = 0; i < NR_COST; i++) {
@@ -122,38 +128,6 @@ static bool event_left(const char *name)
 	return ue_event_exists(NULL, name) || dyn_has(prefix) ||
 	       !ue_status_line(name, line, sizeof(line)) ||
 	       ue_multi_ids(name, ids, 1) != 0;
-}
-
-/*
- * The message of the last error_log entry whose command is exactly @cmd,
- * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
- */
-static int errlog_msg(const char *cmd, char *msg, size_t size)
-{
-	static const char prefix[] = "  Command: ";
-	char *buf = ue_read_tracefs("error_log");
-	char *p, *eol, *prev = NULL, *ts;
-	size_t plen = sizeof(prefix) - 1;
-	int ret = -ENOENT;
-
-	if (!buf)
-		return -errno;
-	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
-		eol = strchrnul(p, '\n');
-		if (prev && !strncmp(p, prefix, plen) &&
-		    (size_t)(eol - p) == plen + strlen(cmd) &&
-		    !strncmp(p + plen, cmd, strlen(cmd))) {
-			ts = strstr(prev, "] ");
-			if (ts && ts < p) {
-				snprintf(msg, size, "%.*s",
-					 (int)(p - 1 - ts - 2), ts + 2);
-				ret = 0;
-			}
-		}
-		prev = p;
-	}
-	free(buf);
-	return ret;
 }
 
 /* Register @cmd with @flags on a new file, at @word/@bit; fd or -errno */
@@ -437,7 +411,7 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 		if (i == 0) {
 			ASSERT_EQ(0, ue_errlog_clear());
 			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
-			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			ASSERT_EQ(0, ue_errlog_msg(EV_DEL, msg, sizeof(msg)));
 			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
 		} else if (i % 10 == 0) {
 			ASSERT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL))
@@ -458,7 +432,7 @@ TEST_F_TIMEOUT(life, del_right_after_last_close, TIMEOUT)
 		if (i == 0) {
 			ASSERT_EQ(0, ue_errlog_clear());
 			EXPECT_EQ(-EBUSY, ue_del_fd(self->fd, EV_DEL));
-			ASSERT_EQ(0, errlog_msg(EV_DEL, msg, sizeof(msg)));
+			ASSERT_EQ(0, ue_errlog_msg(EV_DEL, msg, sizeof(msg)));
 			EXPECT_STREQ("user_events: error: " BUSY_REFS, msg);
 		}
 		close(fd);
@@ -685,7 +659,7 @@ static void expect_busy(struct __test_metadata *_metadata, bool dyn,
 	ASSERT_EQ(0, ue_errlog_clear());
 	EXPECT_EQ(-EBUSY, dyn ? ue_dyn_cmd(BUSY_DEL_CMD) : ue_del(EV_BUSY))
 		TH_LOG("%s, %s", dyn ? "-:" : "DIAG_IOCSDEL", why);
-	ASSERT_EQ(0, errlog_msg(EV_BUSY, msg, sizeof(msg)));
+	ASSERT_EQ(0, ue_errlog_msg(EV_BUSY, msg, sizeof(msg)));
 	EXPECT_STREQ(why, msg);
 }
 
@@ -787,7 +761,7 @@ static int caps_child(const int *caps, int n, bool allowed)
 	ue_errlog_clear();
 	if (ue_del(EV_CAP_D) != want)
 		return 9;
-	if (!allowed && (errlog_msg(EV_CAP_D, msg, sizeof(msg)) ||
+	if (!allowed && (ue_errlog_msg(EV_CAP_D, msg, sizeof(msg)) ||
 			 strcmp(msg, "user_events: error: " NOT_PERMITTED)))
 		return 10;
 	if (ue_del(EV_CAP_DM) != want)
@@ -1030,7 +1004,7 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 	ASSERT_EQ(0, ue_enable_sys(USER_EVENTS_MULTI_SYSTEM, tp[3], true));
 	ASSERT_EQ(0, ue_errlog_clear());
 	EXPECT_EQ(-EBUSY, ue_del(EV_MF));
-	ASSERT_EQ(0, errlog_msg(tp[3], msg, sizeof(msg)));
+	ASSERT_EQ(0, ue_errlog_msg(tp[3], msg, sizeof(msg)));
 	EXPECT_STREQ("user_events: error: " BUSY_FTRACE, msg);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_MF));
 	n = ue_multi_ids(EV_MF, ids, 8);
@@ -1047,6 +1021,62 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
  * retry with the flags it knows: the ABI document's compatibility advice.
  * Unknown bits are refused before CAP_PERFMON is looked at.
  */
+/*
+ * An eprobe on a user event ("e:NAME user_events.EVENT") holds the event
+ * while it exists, enabled or not, and lets it go without the event
+ * being told.  Once the eprobe, the registration and the file are gone,
+ * the non-persistent event goes too (within the reap work's 0.1 s poll):
+ * from tracefs, dynamic_events, the status file and its counts.
+ */
+TEST_F_TIMEOUT(life, eprobe_is_the_last_reference, TIMEOUT)
+{
+	char path[UE_PATH_MAX], ep_enable[UE_PATH_MAX];
+	long active = -1, base = -1, busy;
+	int round, ret;
+
+	if (!ue_exists(ue_path(path, "kprobe_events")) &&
+	    !ue_exists(ue_path(path, "uprobe_events")))
+		SKIP(return, "no probe events (CONFIG_PROBE_EVENTS?)");
+	ue_path(ep_enable, "events/eprobes/%s/enable", EPROBE);
+	ASSERT_EQ(0, ue_status_counts(&base, &busy));
+
+	/* Round 0: the eprobe never enabled; round 1: enabled, then not */
+	for (round = 0; round < 2; round++) {
+		self->fd = ue_open();
+		ASSERT_LE(0, self->fd);
+		ASSERT_EQ(0, ue_reg(self->fd, EV_EPROBE " u32 a", &enable_word,
+				    0, NULL));
+		ret = ue_dyn_cmd("e:" EPROBE " " USER_EVENTS_SYSTEM "."
+				 EV_EPROBE "\n");
+		ASSERT_EQ(0, ret) TH_LOG("round %d: e: fails with %d", round, ret);
+		if (round) {
+			ASSERT_EQ(0, ue_write_str(ep_enable, "1"));
+			EXPECT_EQ(1, enable_word);
+		}
+
+		/* The eprobe alone holds it */
+		EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+		close(self->fd);
+		self->fd = -1;
+		EXPECT_TRUE(ue_event_exists(NULL, EV_EPROBE)) TH_LOG("round %d", round);
+		EXPECT_EQ(-EBUSY, ue_del(EV_EPROBE));
+		if (round)
+			ASSERT_EQ(0, ue_write_str(ep_enable, "0"));
+		usleep(300 * 1000);
+		EXPECT_TRUE(ue_event_exists(NULL, EV_EPROBE)) TH_LOG("round %d", round);
+
+		/* Its last reference of any kind */
+		ASSERT_EQ(0, ue_dyn_cmd("-:" EPROBE "\n"));
+		EXPECT_TRUE(ue_wait_gone(NULL, EV_EPROBE, 2000))
+			TH_LOG("round %d: still there 2 s after the eprobe went",
+			       round);
+		EXPECT_FALSE(event_left(EV_EPROBE)) TH_LOG("round %d", round);
+		ASSERT_EQ(0, ue_status_counts(&active, &busy));
+		EXPECT_EQ(base, active) TH_LOG("round %d", round);
+		EXPECT_EQ(-ENOENT, ue_del(EV_EPROBE));
+	}
+}
+
 TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 {
 	static const __u16 known = USER_EVENT_REG_PERSIST |

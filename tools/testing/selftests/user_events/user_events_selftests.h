@@ -866,6 +866,38 @@ static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
 	return ret;
 }
 
+/*
+ * The message of the last error_log entry whose command is exactly @cmd,
+ * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
+ */
+static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
+{
+	static const char prefix[] = "  Command: ";
+	char *buf = ue_read_tracefs("error_log");
+	char *p, *eol, *prev = NULL, *ts;
+	size_t plen = sizeof(prefix) - 1;
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -errno;
+	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		if (prev && !strncmp(p, prefix, plen) &&
+		    (size_t)(eol - p) == plen + strlen(cmd) &&
+		    !strncmp(p + plen, cmd, strlen(cmd))) {
+			ts = strstr(prev, "] ");
+			if (ts && ts < p) {
+				snprintf(msg, size, "%.*s",
+					 (int)(p - 1 - ts - 2), ts + 2);
+				ret = 0;
+			}
+		}
+		prev = p;
+	}
+	free(buf);
+	return ret;
+}
+
 /* --- capabilities ---------------------------------------------------------- */
 
 /* Drop the capabilities in @caps (CAP_* numbers) from this process */
