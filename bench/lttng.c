@@ -38,6 +38,8 @@
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 
+#include "bench_util.h"
+
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "lttng_tp.h"
@@ -58,43 +60,6 @@ uint64_t payload[4] = {
 	0x0123456789abcdefull, 1, 2, 3,
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	double *s = malloc(n * sizeof(*s));
-	double m;
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
-static void samples(const char *name, double *v, int n)
-{
-	int i;
-
-	printf("S %s", name);
-	for (i = 0; i < n; i++)
-		printf(" %.1f", v[i]);
-	printf("\n");
-}
-
 static void result(const char *name, double value, const char *unit, int n)
 {
 	fprintf(stderr, "lttng: %s\n", name);
@@ -108,24 +73,11 @@ static void result_na(const char *name, const char *why)
 	fflush(stdout);
 }
 
-/* As ubench's settle(): counting mode only */
+/* bench_settle() in counting mode only */
 static void settle(void)
 {
-	if (!counting)
-		return;
-	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-	usleep(500000);
-	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-	usleep(500000);
-}
-
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	if (counting)
+		bench_settle();
 }
 
 static __attribute__((noinline)) void run_hit(int n)

@@ -65,6 +65,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include "bench_util.h"
+
 #define TRACEFS		"/sys/kernel/tracing"
 #define PAYLOAD		32
 #define BATCH		2000
@@ -83,44 +85,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "ubench: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Every round's figure, in round order (report.py pairs them by round) */
-static void samples(const char *name, double *v, int n)
-{
-	int i;
-
-	printf("S %s", name);
-	for (i = 0; i < n; i++)
-		printf(" %.1f", v[i]);
-	printf("\n");
-}
-
-static double median(double *v, int n)
-{
-	double *s = malloc(n * sizeof(*s));
-	double m;
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
 }
 
 /* Where we are, on stderr (the console), with the time since the start */
@@ -230,30 +194,11 @@ static void mem_settle(void)
 	write_str("/proc/sys/vm/stat_refresh", "1", 0);
 }
 
-/*
- * Counting mode: let what earlier work left behind (RCU callbacks, work
- * items, timers) run now rather than inside the next figure.  Under
- * -icount with sleep=off an idle guest's clock jumps to its next timer, so
- * the sleep costs no host time.  Does nothing when timing: a pause makes
- * the next system calls slower under TCG (see grace_period()).
- */
+/* bench_settle() in counting mode only */
 static void settle(void)
 {
-	if (!counting)
-		return;
-	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-	usleep(500000);
-	syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-	usleep(500000);
-}
-
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	if (counting)
+		bench_settle();
 }
 
 /*
