@@ -60,10 +60,10 @@ check_series() {
 		n=$((n + 1))
 		log "series-check: ${p##*/}"
 		git -C "$wt" am -q --keep-cr "$p" || die "${p##*/} does not apply"
-		SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s bzImage ||
+		CONFIG_ALLOW_UNDEFINED=1 SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s bzImage ||
 			die "${p##*/}: kernel build fails"
 		if [ -d "$wt/tools/testing/selftests/user_events" ]; then
-			SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s headers
+			CONFIG_ALLOW_UNDEFINED=1 SRC=$wt OBJ=$obj "$TOP/scripts/build.sh" bench -s headers
 			make -s -C "$wt/tools/testing/selftests" TARGETS=user_events \
 				KHDR_INCLUDES="-isystem $obj/usr/include" \
 				O="$obj/kselftest" >/dev/null 2>"$obj/ksft.err" ||
