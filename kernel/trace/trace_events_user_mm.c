@@ -610,14 +610,12 @@ static void user_event_enabler_unlink(struct user_event_enabler *e)
 	mutex_lock(&e->bits->lock);
 	list_del(&e->event_link);
 	/*
-	 * Toggles and forks queue @e only under bits->lock, the work takes
-	 * it off only under uemm->lock: both are held, so this is stable.
+	 * Off the event, nothing queues @e again; the work's give-up takes
+	 * entries off without uemm->lock, so look under pending_lock.
 	 */
-	if (!list_empty(&e->pending_link)) {
-		spin_lock(&uemm->pending_lock);
-		list_del_init(&e->pending_link);
-		spin_unlock(&uemm->pending_lock);
-	}
+	spin_lock(&uemm->pending_lock);
+	list_del_init(&e->pending_link);
+	spin_unlock(&uemm->pending_lock);
 	mutex_unlock(&e->bits->lock);
 }
 
@@ -652,8 +650,9 @@ bool user_event_enabler_in_use(const struct user_event_word *w)
  * value into the pinned page there, under the event's lock like every
  * write of a word.  @publish runs first, so that whatever it makes usable
  * is usable before the bit can be seen set.  mmap_lock and uemm->lock
- * held.  The folio lock is only tried (toggles wait for the event's lock
- * meanwhile): a folio locked at this moment leaves the word to the work.
+ * held.  The folio lock is taken first, and may be waited for: toggles and
+ * the work only try it, under bits->lock, so nobody holding bits->lock
+ * waits for it, and only this mm's own tasks wait here.
  */
 static void user_event_enabler_link(struct user_event_enabler *e,
 				    struct page *page,
@@ -661,26 +660,19 @@ static void user_event_enabler_link(struct user_event_enabler *e,
 {
 	struct user_event_bits *bits = e->bits;
 	struct folio *folio = page_folio(page);
-	bool deferred = false;
 
 	user_event_enabler_insert(e->uemm, e);
 	publish(arg);
 
 	user_event_bits_get(bits);
+	folio_lock(folio);
 	mutex_lock(&bits->lock);
 	list_add_tail(&e->event_link, &bits->enablers);
-	if (folio_trylock(folio)) {
-		/* What @publish made usable is seen before the bit */
-		smp_mb__before_atomic();
-		user_event_page_write(e, page, bits->on);
-		folio_unlock(folio);
-	} else {
-		user_event_enabler_defer(e);
-		deferred = true;
-	}
+	/* What @publish made usable is seen before the bit */
+	smp_mb__before_atomic();
+	user_event_page_write(e, page, bits->on);
 	mutex_unlock(&bits->lock);
-	if (deferred)
-		user_event_mm_kick(e->uemm);
+	folio_unlock(folio);
 }
 
 /**
@@ -880,10 +872,12 @@ static void user_event_fork_link(struct user_event_fork *f,
 	mutex_lock(&e->bits->lock);
 	list_add_tail(&copy->event_link, &e->bits->enablers);
 	/*
-	 * Stable here: toggles queue @e under bits->lock, and the work
-	 * takes it off only under the parent's uemm->lock.
+	 * Toggles queue @e under bits->lock, the work takes it off under
+	 * the parent's uemm->lock, and only its give-up (after which the
+	 * word is left as it is anyway) without: either answer is right.
 	 */
-	if (!list_empty(&e->pending_link) || (vma->vm_flags & VM_WIPEONFORK)) {
+	if (data_race(!list_empty(&e->pending_link)) ||
+	    (vma->vm_flags & VM_WIPEONFORK)) {
 		spin_lock(&uemm->pending_lock);
 		list_add_tail(&copy->pending_link, &uemm->pending);
 		spin_unlock(&uemm->pending_lock);
@@ -892,21 +886,14 @@ static void user_event_fork_link(struct user_event_fork *f,
 	mutex_unlock(&e->bits->lock);
 }
 
-/*
- * Copy the subtree of the parent's tree under @n into nodes of the same
- * shape and colours, so that the child's tree needs no rebalancing, and
- * link the copies in address order (the VMA of the last one is likely the
- * next one's).  Returns the copy of @n, or NULL when it could not be
- * allocated; after a failed allocation (f->ret) the subtree copied so far
- * is a search tree, not a balanced one, of linked copies: enough for
- * __mmput() to drop them.  The recursion is as deep as the tree is high.
- */
-static struct rb_node *user_event_fork_tree(struct user_event_fork *f,
+/* A new copy of @n as the child @link of @parent (both copies), or NULL */
+static struct rb_node *user_event_fork_node(struct user_event_fork *f,
 					    const struct rb_node *n,
-					    struct rb_node *parent)
+					    struct rb_node *parent,
+					    struct rb_node **link)
 {
-	struct user_event_enabler *e = rb_entry(n, struct user_event_enabler,
-						node);
+	const struct user_event_enabler *e =
+		rb_entry(n, struct user_event_enabler, node);
 	struct user_event_enabler *copy = user_event_fork_alloc(f);
 	struct rb_node *c;
 
@@ -921,12 +908,55 @@ static struct rb_node *user_event_fork_tree(struct user_event_fork *f,
 	rb_set_parent_color(c, parent, rb_color(n));
 	c->rb_left = NULL;
 	c->rb_right = NULL;
-	if (n->rb_left)
-		c->rb_left = user_event_fork_tree(f, n->rb_left, c);
-	user_event_fork_link(f, e, copy);
-	if (n->rb_right && !f->ret)
-		c->rb_right = user_event_fork_tree(f, n->rb_right, c);
+	*link = c;
 	return c;
+}
+
+/*
+ * Copy the parent's tree @root into nodes of the same shape and colours,
+ * so that the child's tree needs no rebalancing, and link the copies in
+ * address order (the VMA of the last one is likely the next one's).  An
+ * in-order walk that follows the parent pointers, with no stack of its
+ * own.  After a failed allocation (f->ret) nothing more is copied, and
+ * the copies made so far form a search tree, not a balanced one, of
+ * linked copies: enough for __mmput() to drop them.
+ */
+static void user_event_fork_tree(struct user_event_fork *f,
+				 const struct rb_node *root)
+{
+	const struct rb_node *n = root, *prev = NULL;
+	struct rb_node *c;
+
+	c = user_event_fork_node(f, n, NULL, &f->uemm->enablers.rb_node);
+	while (c) {
+		if (prev == rb_parent(n) && n->rb_left &&
+		    user_event_fork_node(f, n->rb_left, c, &c->rb_left)) {
+			/* Down to the left */
+			prev = n;
+			n = n->rb_left;
+			c = c->rb_left;
+			continue;
+		}
+		if (prev != n->rb_right || !prev) {
+			/* Left done: this one, then down to the right */
+			user_event_fork_link(f, rb_entry(n, struct user_event_enabler,
+							 node),
+					     rb_entry(c, struct user_event_enabler,
+						      node));
+			if (n->rb_right && !f->ret &&
+			    user_event_fork_node(f, n->rb_right, c,
+						 &c->rb_right)) {
+				prev = n;
+				n = n->rb_right;
+				c = c->rb_right;
+				continue;
+			}
+		}
+		/* Both done: up */
+		prev = n;
+		n = rb_parent(n);
+		c = rb_parent(c);
+	}
 }
 
 /**
@@ -967,9 +997,7 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 	}
 	mm->user_event_mm = f.uemm;
 	f.left = old->count;
-	f.uemm->enablers.rb_node = user_event_fork_tree(&f,
-							old->enablers.rb_node,
-							NULL);
+	user_event_fork_tree(&f, old->enablers.rb_node);
 
 	list_for_each_entry_safe(copy, tmp, &f.skipped, event_link) {
 		list_del(&copy->event_link);

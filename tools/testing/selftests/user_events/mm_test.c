@@ -1973,6 +1973,74 @@ static void *race_writer_fn(void *arg)
 	return NULL;
 }
 
+#define FOLIO_ROUNDS	4000
+
+struct folio_writer {
+	int fd;
+	int stop;
+};
+
+/* Keeps writing into the word's page through the file: its folio locked */
+static void *folio_writer_fn(void *arg)
+{
+	struct folio_writer *fw = arg;
+	char buf[3000];
+
+	memset(buf, 'x', sizeof(buf));
+	while (!ld_int(&fw->stop))
+		if (pwrite(fw->fd, buf, sizeof(buf), 512) < 0)
+			break;
+	return NULL;
+}
+
+/*
+ * DIAG_IOCSREG of an enabled event writes the bit before it returns, even
+ * while another thread keeps the page's folio locked now and then (write()
+ * into the same memfd page): the registration waits for the folio lock
+ * rather than leaving the word to the mm's work.
+ */
+TEST_F_TIMEOUT(mm, reg_bit_set_while_folio_locked, TIMEOUT)
+{
+	struct folio_writer fw = { 0 };
+	int r, late = 0, fd = ue_open();
+	volatile __u32 *word;
+	pthread_t t;
+
+	ASSERT_LE(0, fd);
+	fw.fd = memfd_create("ue_folio", 0);
+	ASSERT_LE(0, fw.fd);
+	ASSERT_EQ(0, ftruncate(fw.fd, page_size));
+	word = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fw.fd, 0);
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, reg_p(fd, self->cmd, (void *)word, 4, 0, NULL));
+	ASSERT_EQ(0, ue_enable(self->ev, true));
+	ASSERT_EQ(1, *word & 1);
+	ASSERT_EQ(0, ue_unreg_own((void *)word, 0));
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, folio_writer_fn, &fw));
+	for (r = 0; r < FOLIO_ROUNDS; r++) {
+		*word = 0;
+		if (reg_p(fd, self->cmd, (void *)word, 4, 0, NULL))
+			break;
+		if (!(*word & 1))
+			late++;
+		if (ue_unreg_own((void *)word, 0))
+			break;
+	}
+	st_int(&fw.stop, 1);
+	pthread_join(t, NULL);
+	EXPECT_EQ(FOLIO_ROUNDS, r);
+	EXPECT_EQ(0, late)
+		TH_LOG("%d of %d registrations returned with the bit clear",
+		       late, r);
+
+	ASSERT_EQ(0, ue_enable(self->ev, false));
+	munmap((void *)word, page_size);
+	close(fw.fd);
+	close(fd);
+}
+
 #define BUSY_PAGES	1024
 #define BUSY_ROUNDS	40
 
