@@ -2003,7 +2003,7 @@ TEST_F_TIMEOUT(mm, reg_bit_set_while_folio_locked, TIMEOUT)
 {
 	struct folio_writer fw = { 0 };
 	int r, late = 0, fd = ue_open();
-	volatile __u32 *word;
+	__u32 *word;
 	pthread_t t;
 
 	ASSERT_LE(0, fd);
@@ -2013,19 +2013,19 @@ TEST_F_TIMEOUT(mm, reg_bit_set_while_folio_locked, TIMEOUT)
 	word = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    fw.fd, 0);
 	ASSERT_NE(MAP_FAILED, word);
-	ASSERT_EQ(0, reg_p(fd, self->cmd, (void *)word, 4, 0, NULL));
+	ASSERT_EQ(0, reg_p(fd, self->cmd, word, 4, 0, NULL));
 	ASSERT_EQ(0, ue_enable(self->ev, true));
-	ASSERT_EQ(1, *word & 1);
-	ASSERT_EQ(0, ue_unreg_own((void *)word, 0));
+	ASSERT_EQ(1, ld_u32(word) & 1);
+	ASSERT_EQ(0, ue_unreg_own(word, 0));
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, folio_writer_fn, &fw));
 	for (r = 0; r < FOLIO_ROUNDS; r++) {
-		*word = 0;
-		if (reg_p(fd, self->cmd, (void *)word, 4, 0, NULL))
+		__atomic_store_n(word, 0, __ATOMIC_RELAXED);
+		if (reg_p(fd, self->cmd, word, 4, 0, NULL))
 			break;
-		if (!(*word & 1))
+		if (!(ld_u32(word) & 1))
 			late++;
-		if (ue_unreg_own((void *)word, 0))
+		if (ue_unreg_own(word, 0))
 			break;
 	}
 	st_int(&fw.stop, 1);
@@ -2036,7 +2036,7 @@ TEST_F_TIMEOUT(mm, reg_bit_set_while_folio_locked, TIMEOUT)
 		       late, r);
 
 	ASSERT_EQ(0, ue_enable(self->ev, false));
-	munmap((void *)word, page_size);
+	munmap(word, page_size);
 	close(fw.fd);
 	close(fd);
 }
