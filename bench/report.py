@@ -143,7 +143,7 @@ def load(path):
     return res, meta
 
 
-def counted(key, v, unit):
+def counted(v, unit):
     """A figure of a counting boot in instructions: (value, unit)."""
     if v is None or not COUNT:
         return v, unit
@@ -296,8 +296,8 @@ def main():
     print(head)
     print("-" * len(head))
     for key, what, unit in OTHER:
-        vals = [counted(key, col.get(key), unit)[0] for col in cols]
-        u = counted(key, 1.0, unit)[1]
+        vals = [counted(col.get(key), unit)[0] for col in cols]
+        u = counted(1.0, unit)[1]
         line = "%-44s %9s" % ("%s, %s" % (what, u), fmt(vals[0], u))
         if two:
             line += " | %9s | %9s" % (fmt(vals[1], u), fr(ratio(vals[0], vals[1])))
