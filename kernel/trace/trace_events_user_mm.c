@@ -248,22 +248,21 @@ static void user_event_page_write(struct user_event_enabler *e,
 }
 
 /*
- * Set or clear the enabler's bit: pin the page (@gup: FOLL_NOFAULT, or
- * FOLL_NOWAIT to fault without waiting for I/O), atomic bit operation,
+ * Set or clear the enabler's bit: pin the page without faulting it in
+ * (user_event_word_fault() does that for the work), atomic bit operation,
  * unpin.  The mm's mmap_lock is held.  With @wait false the folio lock
  * is only tried (a file page's lock can be held across I/O).  -EFAULT:
  * the page is not present or not writable; -EAGAIN: try again later.
  */
 static int user_event_word_write(struct user_event_enabler *e, bool on,
-				 unsigned int gup, bool wait)
+				 bool wait)
 {
 	struct folio *folio;
 	struct page *page;
 	long ret;
 
-	/* 0: a FOLL_NOWAIT fault started, without waiting for it */
 	ret = pin_user_pages_remote(e->uemm->mm, e->waddr, 1,
-				    FOLL_WRITE | gup, &page, NULL);
+				    FOLL_WRITE | FOLL_NOFAULT, &page, NULL);
 	if (ret != 1)
 		return !ret || ret == -ENOMEM ? -EAGAIN : -EFAULT;
 
@@ -292,7 +291,7 @@ static void user_event_word_sync(struct user_event_enabler *e, bool on)
 	int tries;
 
 	for (tries = 0; tries < USER_EVENT_FAULT_TRIES; tries++) {
-		if (!user_event_word_write(e, on, FOLL_NOFAULT, true))
+		if (!user_event_word_write(e, on, true))
 			return;
 		if (fixup_user_fault(current->mm, e->waddr, FAULT_FLAG_WRITE,
 				     NULL))
@@ -383,8 +382,7 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 		ret = user_event_word_fault(e);
 		/* Under the event's lock, like a toggle: never a stale value */
 		if (!ret && mutex_trylock(&e->bits->lock)) {
-			ret = user_event_word_write(e, e->bits->on, FOLL_NOFAULT,
-						    false);
+			ret = user_event_word_write(e, e->bits->on, false);
 			mutex_unlock(&e->bits->lock);
 			/* The page went again (reclaim): later */
 			if (ret == -EFAULT)
@@ -509,7 +507,7 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 	 * word meanwhile: every write of it holds bits->lock.
 	 */
 	if (mmap_read_trylock(mm)) {
-		done = !user_event_word_write(e, on, FOLL_NOFAULT, false);
+		done = !user_event_word_write(e, on, false);
 		mmap_read_unlock(mm);
 	}
 	return done;
