@@ -32,6 +32,7 @@
  *   -v        print every sample of the toggle figures
  *   -p N      processes registered to the toggled event (default 200)
  *   -P        only the per-operation figures (rounds as usual)
+ *   -F        only the registration and fork figures
  *   -T        with -P or -o: another thread of this process sleeps
  *             meanwhile (what a multi-threaded program's write() costs)
  *   -c        counting mode (QEMU -icount, one vCPU: the clock advances
@@ -1225,11 +1226,14 @@ static void bench_fork(void)
 int main(int argc, char **argv)
 {
 	char *only = NULL;
-	int opt, seconds = 10, fd_reg, ops_only = 0, threaded = 0;
+	int opt, seconds = 10, fd_reg, ops_only = 0, threaded = 0, fork_only = 0;
 
 	progress("start");
-	while ((opt = getopt(argc, argv, "cqvPTr:o:t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "cqvFPTr:o:t:p:")) != -1) {
 		switch (opt) {
+		case 'F':
+			fork_only = 1;
+			break;
 		case 'T':
 			threaded = 1;
 			break;
@@ -1259,7 +1263,7 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-c] [-q] [-P] [-r ROUNDS] [-o OPS [-t SEC]]\n",
+			fprintf(stderr, "usage: %s [-c] [-q] [-F|-P] [-r ROUNDS] [-o OPS [-t SEC]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1290,6 +1294,8 @@ int main(int argc, char **argv)
 
 	/* Forked while this process has no registration */
 	twin_start();
+	if (fork_only)
+		goto fork;
 
 	printf("# toggling an event with %d registered processes\n", nprocs);
 	gp_start();
@@ -1304,6 +1310,7 @@ int main(int argc, char **argv)
 	bench_threads();
 	ops_teardown();
 
+fork:
 	printf("# registrations\n");
 	bench_registration(&fd_reg);
 
