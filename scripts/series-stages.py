@@ -295,13 +295,12 @@ c1 = rep(c1, ''' *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
 c1 = rep(c1, '#include <linux/user_events.h>\n', '')
 c1 = rep(c1, '#include <linux/workqueue.h>\n', '#include <linux/workqueue.h>\n#include <uapi/linux/user_events.h>\n')
 c1 = drop_lines(c1, ' * @bits:\tthe enable bits of the event\'s registrations',
-                '\tstruct user_event_bits\t\tbits;', '\tuser_event_bits_init(&ue->bits);',
+                '\tstruct user_event_bits\t\tbits;', '\tuser_event_bits_init(&ue->bits, &ue->refs);',
                 '\tuser_event_bits_set(&ue->bits, status != 0);')
 c1 = rep(c1, ''' * @refs:	write indexes and enablers referring to the event; it only
 ''', ''' * @refs:	write indexes referring to the event; it only
 ''')
-c1 = drop_funcs(c1, 'user_event_bits_get', 'user_event_bits_put', 'user_event_bits_put_unless_last',
-                'user_events_ioctl_unreg')
+c1 = drop_funcs(c1, 'user_event_bits_put', 'user_events_ioctl_unreg')
 c1 = rep(c1, ' * Status: what is attached, and the enable bits that mirror it\n', ' * Status: what is attached\n')
 c1 = rep(c1, '''	/*
 	 * Only the file's write indexes end with it: the registrations made
@@ -381,10 +380,11 @@ wr('s1', U, u3)
 h1 = rd(H)
 lines = h1.split('\n')
 a = lines.index('/**', lines.index(' * struct user_event_bits - the enable bits of one event, in every mm') - 1)
-b = lines.index('bool user_event_bits_put_unless_last(struct user_event_bits *bits);') + 2
+b = lines.index('void user_event_bits_put(struct user_event_bits *bits, bool locked);') + 2
 del lines[a:b]
 h1 = '\n'.join(lines)
-h1 = drop_lines(h1, '#include <linux/list.h>', '#include <linux/mutex.h>')
+h1 = drop_lines(h1, '#include <linux/list.h>', '#include <linux/mutex.h>',
+                '#include <linux/refcount.h>')
 wr('s1', H, h1)
 
 

@@ -423,18 +423,6 @@ static void user_event_hold(struct user_event *ue)
 }
 
 /**
- * user_event_bits_get - a new registration's reference on its event
- * @bits:	the event's bits
- *
- * The caller holds a reference already (its registration, or the one
- * being copied at fork).
- */
-void user_event_bits_get(struct user_event_bits *bits)
-{
-	refcount_inc(&container_of(bits, struct user_event, bits)->refs);
-}
-
-/**
  * user_event_bits_put - drop a registration's reference on its event
  * @bits:	the event's bits
  * @locked:	event_mutex is held
@@ -447,19 +435,6 @@ void user_event_bits_put(struct user_event_bits *bits, bool locked)
 		user_event_put_locked(ue);
 	else
 		user_event_put(ue);
-}
-
-/**
- * user_event_bits_put_unless_last - drop a reference that is not the last
- * @bits:	the event's bits
- *
- * Return: true if it was dropped; false if it is the event's last, which
- * must be dropped with user_event_bits_put().
- */
-bool user_event_bits_put_unless_last(struct user_event_bits *bits)
-{
-	return refcount_dec_not_one(&container_of(bits, struct user_event,
-						  bits)->refs);
 }
 
 /* A non-persistent event that nothing refers to or uses: due for deletion */
@@ -1060,7 +1035,7 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 
 	ue->fmt = fmt;
 	ue->multi = multi;
-	user_event_bits_init(&ue->bits);
+	user_event_bits_init(&ue->bits, &ue->refs);
 	refcount_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",

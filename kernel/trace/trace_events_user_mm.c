@@ -516,11 +516,13 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 /**
  * user_event_bits_init - initialize the enable bits of a new event
  * @bits:	the event's bits
+ * @refs:	the event's reference count, which registrations take
  */
-void user_event_bits_init(struct user_event_bits *bits)
+void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs)
 {
 	mutex_init(&bits->lock);
 	INIT_LIST_HEAD(&bits->enablers);
+	bits->refs = refs;
 	bits->on = false;
 }
 
@@ -822,23 +824,19 @@ struct user_event_fork {
 	int			ret;
 };
 
-static struct user_event_enabler *user_event_fork_alloc(struct user_event_fork *f)
+/* Refill f->batch; false (f->ret set) if no enabler could be had */
+static noinline bool user_event_fork_refill(struct user_event_fork *f)
 {
-	if (f->used == f->nr) {
-		/* No more than can be left to copy */
-		f->nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
-					      GFP_KERNEL_ACCOUNT,
-					      min_t(unsigned int, f->left,
-						    ARRAY_SIZE(f->batch)),
-					      f->batch);
-		f->used = 0;
-		if (!f->nr) {
-			f->ret = -ENOMEM;
-			return NULL;
-		}
-	}
-	f->left--;
-	return f->batch[f->used++];
+	/* No more than can be left to copy */
+	f->nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
+				      GFP_KERNEL_ACCOUNT,
+				      min_t(unsigned int, f->left,
+					    ARRAY_SIZE(f->batch)),
+				      f->batch);
+	f->used = 0;
+	if (!f->nr)
+		f->ret = -ENOMEM;
+	return f->nr;
 }
 
 /*
@@ -884,76 +882,80 @@ static void user_event_fork_link(struct user_event_fork *f,
 	mutex_unlock(&e->bits->lock);
 }
 
-/* A new copy of @n as the child @link of @parent (both copies), or NULL */
-static struct rb_node *user_event_fork_node(struct user_event_fork *f,
-					    const struct rb_node *n,
-					    struct rb_node *parent,
-					    struct rb_node **link)
+/*
+ * A copy of @n, the same colour, as the child @link of @parent (both
+ * copies), or NULL.  The rest is set as the copy is linked.
+ */
+static __always_inline struct rb_node *
+user_event_fork_node(struct user_event_fork *f, const struct rb_node *n,
+		     struct rb_node *parent, struct rb_node **link)
 {
 	const struct user_event_enabler *e =
 		rb_entry(n, struct user_event_enabler, node);
-	struct user_event_enabler *copy = user_event_fork_alloc(f);
-	struct rb_node *c;
+	struct user_event_enabler *copy;
 
-	if (!copy)
+	if (f->used == f->nr && !user_event_fork_refill(f))
 		return NULL;
-	/* The rest is set as the copy is linked */
+	f->left--;
+	copy = f->batch[f->used++];
 	copy->bits = e->bits;
 	copy->word = e->word;
 	copy->waddr = e->waddr;
 	copy->wbit = e->wbit;
-	c = &copy->node;
-	rb_set_parent_color(c, parent, rb_color(n));
-	c->rb_left = NULL;
-	c->rb_right = NULL;
-	*link = c;
-	return c;
+	rb_set_parent_color(&copy->node, parent, rb_color(n));
+	copy->node.rb_left = NULL;
+	copy->node.rb_right = NULL;
+	*link = &copy->node;
+	return &copy->node;
 }
 
 /*
  * Copy the parent's tree @root into nodes of the same shape and colours,
  * so that the child's tree needs no rebalancing, and link the copies in
- * address order (the VMA of the last one is likely the next one's).  An
- * in-order walk that follows the parent pointers, with no stack of its
- * own.  After a failed allocation (f->ret) nothing more is copied, and
- * the copies made so far form a search tree, not a balanced one, of
- * linked copies: enough for __mmput() to drop them.
+ * address order (the VMA of the last one is likely the next one's): an
+ * in-order walk that goes down copying and up along the parent pointers
+ * of both trees, with no stack of its own.  After a failed allocation
+ * (f->ret) nothing more is copied, and the walk still links the copies
+ * made: they form a search tree, not a balanced one, enough for
+ * __mmput() to drop them.
  */
 static void user_event_fork_tree(struct user_event_fork *f,
 				 const struct rb_node *root)
 {
-	const struct rb_node *n = root, *prev = NULL;
+	const struct rb_node *n = root, *up;
 	struct rb_node *c;
 
 	c = user_event_fork_node(f, n, NULL, &f->uemm->enablers.rb_node);
-	while (c) {
-		if (prev == rb_parent(n) && n->rb_left &&
-		    user_event_fork_node(f, n->rb_left, c, &c->rb_left)) {
-			/* Down to the left */
-			prev = n;
+	if (!c)
+		return;
+	for (;;) {
+		/* Down the left side of the subtree of @n */
+		while (n->rb_left &&
+		       user_event_fork_node(f, n->rb_left, c, &c->rb_left)) {
 			n = n->rb_left;
 			c = c->rb_left;
-			continue;
 		}
-		if (prev != n->rb_right || !prev) {
-			/* Left done: this one, then down to the right */
+		/* Its left done: @n, then the right subtree */
+		for (;;) {
 			user_event_fork_link(f, rb_entry(n, struct user_event_enabler,
 							 node),
 					     rb_entry(c, struct user_event_enabler,
 						      node));
 			if (n->rb_right && !f->ret &&
-			    user_event_fork_node(f, n->rb_right, c,
-						 &c->rb_right)) {
-				prev = n;
+			    user_event_fork_node(f, n->rb_right, c, &c->rb_right)) {
 				n = n->rb_right;
 				c = c->rb_right;
-				continue;
+				break;
 			}
+			/* Up past the nodes whose right subtree this ends */
+			do {
+				up = n;
+				n = rb_parent(n);
+				if (!n)
+					return;
+				c = rb_parent(c);
+			} while (up == n->rb_right);
 		}
-		/* Both done: up */
-		prev = n;
-		n = rb_parent(n);
-		c = rb_parent(c);
 	}
 }
 
