@@ -202,12 +202,6 @@ wr('s3', U, u3)
 # ---- s2: no perf/eBPF probe ---------------------------------------------
 c2 = drop_lines(c3, '#include <linux/perf_event.h>', '#define USER_EVENT_USED_PERF\tBIT(1)',
                 '\tUSER_BUSY_PERF,', '\t"Event is busy: in use by perf or eBPF",')
-c2 = rep(c2, '#define USER_EVENT_USED_OTHER\tBIT(2)', '#define USER_EVENT_USED_OTHER\tBIT(1)')
-c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS
-		else if (probe->func == ue->class.perf_probe)
-			status |= USER_EVENT_USED_PERF;
-#endif
-''', '')
 c2 = rep(c2, '''	else if (ue->status & USER_EVENT_USED_PERF)
 		busy = USER_BUSY_PERF;
 ''', '')
@@ -216,10 +210,15 @@ c2 = rep(c2, '''			if (status & USER_EVENT_USED_PERF)
 ''', '')
 c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		ret = user_event_probe(ue, ue->class.perf_probe, call, true);
+		ret = tracepoint_probe_register(&ue->tp, ue->class.perf_probe,
+						call);
+		if (ret)
+			return ret;
+		status |= USER_EVENT_USED_PERF;
 		break;
 	case TRACE_REG_PERF_UNREGISTER:
-		ret = user_event_probe(ue, ue->class.perf_probe, call, false);
+		tracepoint_probe_unregister(&ue->tp, ue->class.perf_probe, call);
+		status &= ~USER_EVENT_USED_PERF;
 		break;
 #endif
 ''', '')
@@ -234,8 +233,8 @@ b = lines.index('#endif', a)
 assert lines[b + 1] == ''
 del lines[a:b + 2]
 c2 = '\n'.join(lines)
-c2 = rep(c2, '/* class->reg: ftrace and perf attach and detach here (event_mutex held) */',
-         '/* class->reg: ftrace attaches and detaches here (event_mutex held) */')
+c2 = rep(c2, ' * class->reg: ftrace and perf attach and detach here, with event_mutex\n',
+         ' * class->reg: ftrace attaches and detaches here, with event_mutex\n')
 c2 = rep(c2, ''' * The probes are user_event_ftrace() and user_event_perf(): called
  * directly, not through the pointer.''', ''' * The probe is user_event_ftrace(): called directly, not through the
  * pointer.''')
@@ -264,11 +263,12 @@ c1 = rep(c2, ''' * Register: DIAG_IOCSREG on tracefs/user_events_data checks the
  * parses its command (trace_events_user_parse.c), finds or creates the
  * event under event_mutex and hands out a write index of the file.
 ''')
-c1 = rep(c1, ''' * event's status from the probes on it.  When the event turns on or off,
- * the bit of every enabler of that event (and of no other) is updated
- * before the callback returns, unless its mm is busy or its page is not
- * present: that word is left to the mm's work item.
-''', ''' * event's status from the probes on it.
+c1 = rep(c1, ''' * the tracepoint core keeps for it) and updates the event's status.
+ * When the event turns on or off, the bit of every enabler of that event
+ * (and of no other) is updated before the callback returns, unless its
+ * mm is busy or its page is not present: that word is left to the mm's
+ * work item.
+''', ''' * the tracepoint core keeps for it) and updates the event's status.
 ''')
 c1 = rep(c1, ''' * Lifetime: an event is referenced by every write index handed out (until
  * the file is released) and by every enabler (until DIAG_IOCSUNREG, or

@@ -12,11 +12,12 @@
  * index and then writes the bit to reflect the event's state.
  *
  * Attach: ftrace enable or perf open reaches user_event_reg(), which hooks
- * the probe onto the event's private tracepoint and recomputes the
- * event's status from the probes on it.  When the event turns on or off,
- * the bit of every enabler of that event (and of no other) is updated
- * before the callback returns, unless its mm is busy or its page is not
- * present: that word is left to the mm's work item.
+ * the probe onto the event's tracepoint (one without call sites, which
+ * the tracepoint core keeps for it) and updates the event's status.
+ * When the event turns on or off, the bit of every enabler of that event
+ * (and of no other) is updated before the callback returns, unless its
+ * mm is busy or its page is not present: that word is left to the mm's
+ * work item.
  *
  * Write: write()/writev() of index + payload.  The index picks the event
  * from the file's RCU-protected array; then, with preemption off, each
@@ -67,20 +68,21 @@
 /* user_event.status: what is attached to the event's tracepoint */
 #define USER_EVENT_USED_FTRACE	BIT(0)
 #define USER_EVENT_USED_PERF	BIT(1)
-#define USER_EVENT_USED_OTHER	BIT(2)
 
 /**
  * struct user_event - one event, single- or multi-format
  * @devent:	entry in dynamic_events
  * @call:	the trace event
  * @class:	its class (system, fields, reg callback, probes)
- * @tp:		private tracepoint; tp.funcs are the probes a write runs
+ * @tp:		its tracepoint, without call sites: tp.funcs are the probes
+ *		a write runs
  * @node:	in user_event_table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
  * @bits:	the enable bits of the event's registrations
  * @refs:	write indexes and enablers referring to the event; it only
  *		goes from 0 to 1 and from 1 to 0 under event_mutex
  * @status:	USER_EVENT_USED_*, written under event_mutex
+ * @ftrace_files: trace instances that have the event enabled (event_mutex)
  * @persist:	stays when @refs drops to 0 (event_mutex)
  * @multi:	multi-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM
  * @fields_failed: a field could not be defined (no memory)
@@ -95,6 +97,7 @@ struct user_event {
 	struct user_event_bits		bits;
 	refcount_t			refs;
 	unsigned int			status;
+	unsigned int			ftrace_files;
 	bool				persist;
 	bool				multi;
 	bool				fields_failed;
@@ -558,172 +561,61 @@ static int user_event_delete(struct user_event *ue)
 }
 
 /*
- * Probes on the event's tracepoint
- *
- * The tracepoint is private to its event: it has no call site, it is in
- * no tracepoint table, and only user_event_reg() (called by the trace core
- * under event_mutex) attaches to it.  So its probe array is replaced here
- * rather than with tracepoint_probe_register(), whose static key, static
- * call and wait for a grace period after a removal serve call sites in
- * kernel text, which this tracepoint does not have.  A write reads the
- * array under RCU (with preemption off); a replaced one is freed after a
- * grace period, as the tracepoint core does.
- */
-
-struct user_event_probes {
-	struct rcu_head		rcu;
-	struct tracepoint_func	probes[];
-};
-
-struct user_event_write;
-
-/*
- * Stands in for a detached probe when there was no memory for a smaller
- * array: detaching cannot fail (the tracepoint core does the same)
- */
-static void user_event_probe_gone(void *data, struct user_event *ue,
-				  struct user_event_write *w)
-{
-}
-
-static struct tracepoint_func *user_event_probes_get(struct user_event *ue)
-{
-	return rcu_dereference_protected(ue->tp.funcs,
-					 lockdep_is_held(&event_mutex));
-}
-
-static bool user_event_probe_is(const struct tracepoint_func *probe,
-				void *func, void *data)
-{
-	return probe->func == func && probe->data == data;
-}
-
-/* Publish @old's @nr probes other than @func(@data), and it if @add */
-static int user_event_probes_set(struct user_event *ue,
-				 struct tracepoint_func *old, unsigned int nr,
-				 void *func, void *data, bool add)
-{
-	struct user_event_probes *new = NULL;
-	unsigned int i, n = 0;
-
-	if (nr) {
-		new = kmalloc(struct_size(new, probes, nr + 1), GFP_KERNEL);
-		if (!new)
-			return -ENOMEM;
-		for (i = 0; old && old[i].func; i++) {
-			if (old[i].func == user_event_probe_gone ||
-			    user_event_probe_is(&old[i], func, data))
-				continue;
-			new->probes[n++] = old[i];
-		}
-		if (add) {
-			new->probes[n].func = func;
-			new->probes[n].data = data;
-			new->probes[n++].prio = TRACEPOINT_DEFAULT_PRIO;
-		}
-		new->probes[n].func = NULL;
-	}
-
-	rcu_assign_pointer(ue->tp.funcs, new ? new->probes : NULL);
-	if (old)
-		kfree_rcu(container_of(old, struct user_event_probes,
-				       probes[0]), rcu);
-	return 0;
-}
-
-/* Attach @func(@data) to @ue, or detach it */
-static int user_event_probe(struct user_event *ue, void *func, void *data,
-			    bool add)
-{
-	struct tracepoint_func *old = user_event_probes_get(ue);
-	unsigned int nr = 0, i;
-	bool found = false;
-	int ret;
-
-	for (i = 0; old && old[i].func; i++) {
-		if (user_event_probe_is(&old[i], func, data))
-			found = true;
-		if (old[i].func != user_event_probe_gone)
-			nr++;
-	}
-	if (found == add)
-		return add ? -EEXIST : -ENOENT;
-
-	ret = user_event_probes_set(ue, old, add ? nr + 1 : nr - 1, func,
-				    data, add);
-	if (ret && !add) {
-		/* Detaching cannot fail: a no-op takes the probe's place */
-		for (i = 0; old[i].func; i++) {
-			if (user_event_probe_is(&old[i], func, data))
-				WRITE_ONCE(old[i].func, user_event_probe_gone);
-		}
-		ret = 0;
-	}
-	return ret;
-}
-
-/*
  * Status: what is attached, and the enable bits that mirror it
  */
 
-static unsigned int user_event_status_of(struct user_event *ue)
+static void user_event_status_update(struct user_event *ue,
+				     unsigned int status)
 {
-	struct tracepoint_func *probe;
-	unsigned int status = 0;
-
-	for (probe = user_event_probes_get(ue); probe && probe->func; probe++) {
-		if (probe->func == user_event_probe_gone)
-			continue;
-		if (probe->func == ue->class.probe)
-			status |= USER_EVENT_USED_FTRACE;
-#ifdef CONFIG_PERF_EVENTS
-		else if (probe->func == ue->class.perf_probe)
-			status |= USER_EVENT_USED_PERF;
-#endif
-		else
-			status |= USER_EVENT_USED_OTHER;
-	}
-	return status;
-}
-
-static void user_event_status_update(struct user_event *ue)
-{
-	unsigned int status = user_event_status_of(ue);
-
 	WRITE_ONCE(ue->status, status);
 	user_event_bits_set(&ue->bits, status != 0);
 }
 
-/* class->reg: ftrace and perf attach and detach here (event_mutex held) */
+/*
+ * class->reg: ftrace and perf attach and detach here, with event_mutex
+ * held.  The probes go on the event's tracepoint through the tracepoint
+ * core; a detach cannot fail (the core leaves a stub when it has no
+ * memory for a smaller array).
+ */
 static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 			  void *data)
 {
 	struct user_event *ue = call->data;
+	unsigned int status = ue->status;
 	int ret;
 
 	/* Only attaching and detaching matter; the other types need nothing */
 	switch (type) {
 	case TRACE_REG_REGISTER:
-		ret = user_event_probe(ue, ue->class.probe, data, true);
+		ret = tracepoint_probe_register(&ue->tp, ue->class.probe, data);
+		if (ret)
+			return ret;
+		ue->ftrace_files++;
+		status |= USER_EVENT_USED_FTRACE;
 		break;
 	case TRACE_REG_UNREGISTER:
-		ret = user_event_probe(ue, ue->class.probe, data, false);
+		tracepoint_probe_unregister(&ue->tp, ue->class.probe, data);
+		if (!--ue->ftrace_files)
+			status &= ~USER_EVENT_USED_FTRACE;
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
-		ret = user_event_probe(ue, ue->class.perf_probe, call, true);
+		ret = tracepoint_probe_register(&ue->tp, ue->class.perf_probe,
+						call);
+		if (ret)
+			return ret;
+		status |= USER_EVENT_USED_PERF;
 		break;
 	case TRACE_REG_PERF_UNREGISTER:
-		ret = user_event_probe(ue, ue->class.perf_probe, call, false);
+		tracepoint_probe_unregister(&ue->tp, ue->class.perf_probe, call);
+		status &= ~USER_EVENT_USED_PERF;
 		break;
 #endif
 	default:
 		return 0;
 	}
-	if (ret)
-		return ret;
 
-	user_event_status_update(ue);
+	user_event_status_update(ue, status);
 	if (user_event_unused(ue))
 		mod_delayed_work(system_wq, &user_event_reap_work, 0);
 	return 0;
@@ -941,7 +833,7 @@ user_event_probes(struct user_event *ue, struct user_event_write *w)
 	probe = rcu_dereference_sched(ue->tp.funcs);
 	if (likely(probe)) {
 		do {
-			/* A detached probe may turn into user_event_probe_gone */
+			/* A detached probe may turn into the core's stub */
 			fn = READ_ONCE(probe->func);
 			if (likely(fn == user_event_ftrace))
 				user_event_ftrace(probe->data, ue, w);
@@ -1687,8 +1579,6 @@ static int user_events_status_show(struct seq_file *m, void *v)
 				seq_puts(m, " ftrace");
 			if (status & USER_EVENT_USED_PERF)
 				seq_puts(m, " perf");
-			if (status & USER_EVENT_USED_OTHER)
-				seq_puts(m, " other");
 			busy++;
 		}
 		seq_putc(m, '\n');

@@ -4,8 +4,9 @@
  * following events/user_events/NAME/enable in one and in many processes,
  * records in the trace file for every field type, events without fields,
  * EBADF while nothing listens, the __data_loc/__rel_loc validators,
- * filters and hist triggers, and the records of a deleted event, which
- * the next event registered must not show as its own.
+ * filters and hist triggers, one event enabled in two trace instances,
+ * and the records of a deleted event, which the next event registered
+ * must not show as its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -31,13 +33,18 @@
 #define EV_GONE		UE_PREFIX "ft_gone"
 #define EV_OLD		UE_PREFIX "ft_old"
 #define EV_NEW		UE_PREFIX "ft_new"
+#define EV_INST		UE_PREFIX "ft_inst"
+
+/* Trace instances of the instances test (no user_events group names) */
+#define INST_A		"instances/" UE_PREFIX "ft-a"
+#define INST_B		"instances/" UE_PREFIX "ft-b"
 
 #define NR_CHILDREN	50
 #define TIMEOUT		300	/* seconds per test: TCG + debug kernel */
 
 static const char * const all_events[] = {
 	EV_STATUS, EV_BIT, EV_FORK, EV_TYPES, EV_EMPTY, EV_BADF, EV_DLOC,
-	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE, EV_OLD, EV_NEW,
+	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE, EV_OLD, EV_NEW, EV_INST,
 };
 
 static void cleanup_all(void)
@@ -46,6 +53,39 @@ static void cleanup_all(void)
 
 	for (i = 0; i < ARRAY_SIZE(all_events); i++)
 		ue_cleanup(all_events[i]);
+}
+
+/* Enable or disable @name in the trace instance @inst */
+static int inst_enable(const char *inst, const char *name, bool on)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_write_str(ue_path(path, "%s/events/user_events/%s/enable",
+				    inst, name), on ? "1\n" : "0\n");
+}
+
+/* Records of @name in @inst's trace file */
+static int inst_count(const char *inst, const char *name)
+{
+	char rel[UE_PATH_MAX];
+	char *buf;
+	int n;
+
+	snprintf(rel, sizeof(rel), "%s/trace", inst);
+	buf = ue_read_tracefs(rel);
+	if (!buf)
+		return -1;
+	n = ue_trace_count(buf, name);
+	free(buf);
+	return n;
+}
+
+static void inst_remove(void)
+{
+	char path[UE_PATH_MAX];
+
+	rmdir(ue_path(path, INST_A));
+	rmdir(ue_path(path, INST_B));
 }
 
 /*
@@ -81,8 +121,10 @@ FIXTURE_SETUP(ftrace)
  */
 FIXTURE_TEARDOWN_PARENT(ftrace)
 {
-	if (!ue_setup())
+	if (!ue_setup()) {
 		cleanup_all();
+		inst_remove();
+	}
 }
 
 /* Re-read the trace file into self->trace. */
@@ -683,6 +725,59 @@ TEST_F_TIMEOUT(ftrace, gone_after_last_listener, TIMEOUT)
 	ASSERT_EQ(0, ue_enable(EV_GONE, false));
 	EXPECT_TRUE(ue_wait_gone(NULL, EV_GONE, 5000));
 	EXPECT_EQ(-ENOENT, ue_status_line(EV_GONE, line, sizeof(line)));
+}
+
+/*
+ * One event enabled in two trace instances: each gets the records while
+ * it has the event enabled, and the event stays on (bit set, "Used by
+ * ftrace") until the last of them disables it.
+ */
+TEST_F_TIMEOUT(ftrace, two_instances, TIMEOUT)
+{
+	char path[UE_PATH_MAX], line[128];
+	__u32 val = 7;
+	int idx = -1;
+
+	inst_remove();
+	ASSERT_EQ(0, mkdir(ue_path(path, INST_A), 0755));
+	ASSERT_EQ(0, mkdir(ue_path(path, INST_B), 0755));
+	ASSERT_EQ(0, ue_reg(self->fd, EV_INST " u32 a", &enable_word, 0, &idx));
+
+	ASSERT_EQ(0, inst_enable(INST_A, EV_INST, true));
+	ASSERT_EQ(0, inst_enable(INST_B, EV_INST, true));
+	EXPECT_EQ(1, enable_word);
+	ASSERT_EQ(0, ue_status_line(EV_INST, line, sizeof(line)));
+	EXPECT_STREQ(EV_INST " # Used by ftrace", line);
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	EXPECT_EQ(1, inst_count(INST_A, EV_INST));
+	EXPECT_EQ(1, inst_count(INST_B, EV_INST));
+	/* The top-level buffer has it off */
+	EXPECT_EQ(0, inst_count(".", EV_INST));
+
+	/* One instance lets go: the other still records */
+	ASSERT_EQ(0, inst_enable(INST_A, EV_INST, false));
+	EXPECT_EQ(1, enable_word);
+	ASSERT_EQ(0, ue_status_line(EV_INST, line, sizeof(line)));
+	EXPECT_STREQ(EV_INST " # Used by ftrace", line);
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	EXPECT_EQ(1, inst_count(INST_A, EV_INST));
+	EXPECT_EQ(2, inst_count(INST_B, EV_INST));
+
+	/* The last one: off, and writes have nothing to go to */
+	ASSERT_EQ(0, inst_enable(INST_B, EV_INST, false));
+	EXPECT_EQ(0, enable_word);
+	ASSERT_EQ(0, ue_status_line(EV_INST, line, sizeof(line)));
+	EXPECT_STREQ(EV_INST, line);
+	EXPECT_EQ(-EBADF, ue_emit(self->fd, idx, &val, sizeof(val)));
+
+	/* An instance that goes while it has the event enabled lets go too */
+	ASSERT_EQ(0, inst_enable(INST_A, EV_INST, true));
+	EXPECT_EQ(1, enable_word);
+	ASSERT_EQ(0, rmdir(ue_path(path, INST_A)));
+	EXPECT_EQ(0, enable_word);
+	ASSERT_EQ(0, ue_status_line(EV_INST, line, sizeof(line)));
+	EXPECT_STREQ(EV_INST, line);
+	ASSERT_EQ(0, rmdir(ue_path(path, INST_B)));
 }
 
 /*
