@@ -765,11 +765,10 @@ static __always_inline void user_event_ftrace(void *data,
 		buffer = file->tr->array_buffer.buffer;
 		/* Preemption was disabled by user_event_probes() */
 		trace_ctx = tracing_gen_ctx_dec();
-		event = trace_buffer_lock_reserve(buffer, ue->call.event.type,
-						  len, trace_ctx);
-		if (unlikely(!event))
+		entry = trace_event_reserve_plain(buffer, ue->call.event.type,
+						  len, trace_ctx, &event);
+		if (unlikely(!entry))
 			return;
-		entry = ring_buffer_event_data(event);
 		if (unlikely(!user_event_copy(ue, entry, w))) {
 			__trace_event_discard_commit(buffer, event);
 			return;

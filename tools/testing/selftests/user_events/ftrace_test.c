@@ -5,6 +5,7 @@
  * records in the trace file for every field type, events without fields,
  * EBADF while nothing listens, the __data_loc/__rel_loc validators,
  * filters and hist triggers, one event enabled in two trace instances,
+ * the stacktrace option,
  * and the records of a deleted event, which the next event registered
  * must not show as its own.
  */
@@ -34,6 +35,7 @@
 #define EV_OLD		UE_PREFIX "ft_old"
 #define EV_NEW		UE_PREFIX "ft_new"
 #define EV_INST		UE_PREFIX "ft_inst"
+#define EV_STACK	UE_PREFIX "ft_stack"
 
 /* Trace instances of the instances test (no user_events group names) */
 #define INST_A		"instances/" UE_PREFIX "ft-a"
@@ -45,6 +47,7 @@
 static const char * const all_events[] = {
 	EV_STATUS, EV_BIT, EV_FORK, EV_TYPES, EV_EMPTY, EV_BADF, EV_DLOC,
 	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE, EV_OLD, EV_NEW, EV_INST,
+	EV_STACK,
 };
 
 static void cleanup_all(void)
@@ -121,9 +124,12 @@ FIXTURE_SETUP(ftrace)
  */
 FIXTURE_TEARDOWN_PARENT(ftrace)
 {
+	char path[UE_PATH_MAX];
+
 	if (!ue_setup()) {
 		cleanup_all();
 		inst_remove();
+		ue_write_str(ue_path(path, "options/stacktrace"), "0\n");
 	}
 }
 
@@ -778,6 +784,48 @@ TEST_F_TIMEOUT(ftrace, two_instances, TIMEOUT)
 	ASSERT_EQ(0, ue_status_line(EV_INST, line, sizeof(line)));
 	EXPECT_STREQ(EV_INST, line);
 	ASSERT_EQ(0, rmdir(ue_path(path, INST_B)));
+}
+
+/*
+ * The stacktrace option applies to user events as to every trace event:
+ * each record is followed by the kernel stack of the write(), which
+ * starts below the trace core's own functions.
+ */
+TEST_F_TIMEOUT(ftrace, stacktrace_option, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	const char *rec, *stack, *end;
+	char *buf = NULL;
+	__u32 val = 9;
+	int idx = -1;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_STACK " u32 a", &enable_word, 0, &idx));
+	ASSERT_EQ(0, ue_enable(EV_STACK, true));
+	ASSERT_EQ(0, ue_write_str(ue_path(path, "options/stacktrace"), "1\n"));
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	ASSERT_EQ(0, ue_write_str(ue_path(path, "options/stacktrace"), "0\n"));
+	/* Off again: no stack after this one */
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	ASSERT_EQ(0, ue_enable(EV_STACK, false));
+
+	ue_trace_read(&buf);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(2, ue_trace_count(buf, EV_STACK));
+	rec = ue_trace_next(buf, EV_STACK);
+	ASSERT_NE(NULL, rec);
+	stack = strstr(rec, "<stack trace>");
+	ASSERT_NE(NULL, stack) TH_LOG("no stack trace after the record");
+	end = ue_trace_next(rec + strlen(EV_STACK), EV_STACK);
+	ASSERT_NE(NULL, end);
+	EXPECT_LT(stack, end);
+	EXPECT_NE(NULL, strstr(stack, "=> ")) TH_LOG("no frame: %.300s", stack);
+	/* The write's own path is there, the trace core's commit is not */
+	EXPECT_NE(NULL, strstr(stack, "vfs_write")) TH_LOG("%.400s", stack);
+	EXPECT_EQ(NULL, strstr(stack, "trace_event_buffer_commit"))
+		TH_LOG("%.400s", stack);
+	/* Nothing after the second record */
+	EXPECT_EQ(NULL, strstr(end, "<stack trace>"));
+	free(buf);
 }
 
 /*
