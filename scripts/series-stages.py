@@ -235,9 +235,10 @@ del lines[a:b + 2]
 c2 = '\n'.join(lines)
 c2 = rep(c2, ' * class->reg: ftrace and perf attach and detach here, with event_mutex\n',
          ' * class->reg: ftrace attaches and detaches here, with event_mutex\n')
-c2 = rep(c2, ''' * The probes are user_event_ftrace() and user_event_perf(): called
- * directly, not through the pointer.''', ''' * The probe is user_event_ftrace(): called directly, not through the
- * pointer.''')
+c2 = rep(c2, ''' * The probes are user_event_ftrace() and user_event_perf() (nothing else
+ * can reach the tracepoint): called directly, not through the pointer.''',
+         ''' * The probe is user_event_ftrace() (nothing else can reach the
+ * tracepoint): called directly, not through the pointer.''')
 c2 = rep(c2, '''#ifdef CONFIG_PERF_EVENTS
 			else if (fn == user_event_perf)
 				user_event_perf(probe->data, ue, w);

@@ -828,8 +828,10 @@ static void user_event_perf(void *data, struct user_event *ue,
 
 /*
  * Run every probe on the event's tracepoint; false if there was none.
- * The probes are user_event_ftrace() and user_event_perf(): called
- * directly, not through the pointer.
+ * The probes are user_event_ftrace() and user_event_perf() (nothing else
+ * can reach the tracepoint): called directly, not through the pointer.
+ * Anything else is the tracepoint core's stub for a detached probe, whose
+ * prototype is not a probe's: it is skipped, not called.
  */
 static __always_inline bool
 user_event_probes(struct user_event *ue, struct user_event_write *w)
@@ -850,8 +852,6 @@ user_event_probes(struct user_event *ue, struct user_event_write *w)
 			else if (fn == user_event_perf)
 				user_event_perf(probe->data, ue, w);
 #endif
-			else
-				fn(probe->data, ue, w);
 		} while ((++probe)->func);
 	}
 	preempt_enable_notrace();

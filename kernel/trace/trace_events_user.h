@@ -184,7 +184,10 @@ static inline void user_event_bits_get(struct user_event_bits *bits)
 	refcount_inc(bits->refs);
 }
 
-/* Drop a reference unless it is the last: false then, see below */
+/*
+ * Drop a reference unless it is the last: false then, and the caller
+ * drops it with user_event_bits_put(), which may delete the event
+ */
 static inline bool user_event_bits_put_unless_last(struct user_event_bits *bits)
 {
 	return refcount_dec_not_one(bits->refs);

@@ -916,8 +916,14 @@ user_event_fork_node(struct user_event_fork *f, const struct rb_node *n,
  * in-order walk that goes down copying and up along the parent pointers
  * of both trees, with no stack of its own.  After a failed allocation
  * (f->ret) nothing more is copied, and the walk still links the copies
- * made: they form a search tree, not a balanced one, enough for
- * __mmput() to drop them.
+ * made: they form a search tree with the colours of the full one, so
+ * not a red-black tree, which nothing may insert into or erase from;
+ * the fork fails and __mmput() only walks it to drop the copies.
+ *
+ * The copy sets each node's parent and colour as rb_link_node() and the
+ * rebalancing would have left them: rb_set_parent_color() and
+ * rb_color() of <linux/rbtree_augmented.h>, the helpers the rbtree code
+ * itself uses for that.
  */
 static void user_event_fork_tree(struct user_event_fork *f,
 				 const struct rb_node *root)
