@@ -4,6 +4,12 @@
 
 FLAVOUR ?= test
 S := scripts
+# make series BASE=stock: the series for a tree that still has the kernel's
+# own user_events.  Taken from the command line only, and kept from the
+# scripts and the kernel's make (which have BASE variables of their own).
+SERIES_BASE := $(if $(filter command line,$(origin BASE)),$(BASE))
+unexport BASE
+MAKEOVERRIDES := $(filter-out BASE=%,$(MAKEOVERRIDES))
 
 .PHONY: help deps base apply kernel headers user run shell check lint series series-check clean
 
@@ -15,6 +21,8 @@ help:
 	@echo "make shell    interactive shell in the guest"
 	@echo "make lint     W=1, sparse, kernel-doc, checkpatch and Sphinx on our files"
 	@echo "make series   build/series/*.patch, checkpatch-clean; series-check builds each step"
+	@echo "make series BASE=stock   build/series-stock/: the same for a stock 6.12 tree, after"
+	@echo "              a patch that removes its own user_events (series-check BASE=stock too)"
 	@echo "scripts/vm.sh -- CMD   run one command in the guest"
 
 deps:
@@ -49,10 +57,10 @@ lint: deps
 	@$(S)/lint.sh
 
 series: base
-	@$(S)/series-export.sh export
+	@$(S)/series-export.sh export $(SERIES_BASE)
 
 series-check: series
-	@$(S)/series-export.sh check
+	@$(S)/series-export.sh check $(SERIES_BASE)
 
 clean:
 	rm -rf build

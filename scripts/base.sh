@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Unpack Debian's linux-source-6.12 into build/base, remove the kernel's own
-# user_events implementation from it, and commit the result (tag "base").
-# Nothing of the removed implementation is looked at or kept.
+# Unpack Debian's linux-source-6.12 into build/base and commit it as it is
+# (tag "stock"), remove the kernel's own user_events implementation from it,
+# and commit the result on top (tag "base"): that commit, with the message
+# of patches/stock-removal, is the first patch of `make series BASE=stock`.
+# Nothing of the removed implementation is looked at; git keeps it only as
+# the stock commit's content.
 set -e
 . "$(dirname "$0")/common.sh"
 
-stamp=$(cat "$0" "$TOP/scripts/base/"* | sha1sum | cut -c1-12)
+stamp=$(cat "$0" "$TOP/scripts/base/"* "$TOP/patches/stock-removal" | sha1sum | cut -c1-12)
 if [ -f "$BASE/.base-stamp" ] && [ "$(cat "$BASE/.base-stamp")" = "$stamp" ] &&
    git -C "$BASE" rev-parse -q --verify base >/dev/null; then
 	exit 0
@@ -18,6 +21,16 @@ rm -rf "$BASE" "$LINUX"
 mkdir -p "$BASE"
 tar -C "$BASE" --strip-components=1 -xf "$SRC_TARBALL"
 cd "$BASE"
+pkg=$(dpkg-query -W -f='${Package} ${Version}' $SRC_PKG)
+
+git init -q -b master .
+git config user.name "user_events harness"
+git config user.email "harness@localhost"
+git config gc.auto 0
+export GIT_AUTHOR_DATE="2025-01-01T00:00:00Z" GIT_COMMITTER_DATE="2025-01-01T00:00:00Z"
+git add -A -f >/dev/null
+git commit -q -m "stock: $pkg"
+git tag -f stock >/dev/null
 
 # Whole files and directories of the old implementation.
 rm -rf kernel/trace/trace_events_user.c include/linux/user_events.h \
@@ -54,14 +67,21 @@ sed -i 's|#include "../user_events/user_events_selftests.h".*|#include "tracefs_
 
 "$TOP/scripts/check-base.sh" "$BASE"
 
-git init -q -b master .
-git config user.name "user_events harness"
-git config user.email "harness@localhost"
-git config gc.auto 0
+# The removal commit is the developer's, like the commits of the series
+# (scripts/series.py): same identity, signed off.
 git add -A -f >/dev/null
-GIT_AUTHOR_DATE="2025-01-01T00:00:00Z" GIT_COMMITTER_DATE="2025-01-01T00:00:00Z" \
-	git commit -q -m "base: $(dpkg-query -W -f='${Package} ${Version}' $SRC_PKG) without user_events"
+ident=$(git -C "$TOP" var GIT_AUTHOR_IDENT 2>/dev/null || true)
+ident=${ident%%>*}
+msg=$(cat "$TOP/patches/stock-removal")
+if [[ $ident == *"<"* ]]; then
+	name=${ident%%<*} email=${ident#*<}
+	name=${name%"${name##*[! ]}"}
+	export GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email
+	export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
+	msg+=$'\n\n'"Signed-off-by: $name <$email>"
+fi
+git commit -q -F - <<<"$msg"
 git tag -f base >/dev/null
 echo "$stamp" >.base-stamp
 echo ".base-stamp" >>.git/info/exclude
-log "base committed: $(git rev-parse --short base)"
+log "base committed: $(git rev-parse --short base) on stock $(git rev-parse --short stock)"
