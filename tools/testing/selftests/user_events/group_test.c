@@ -682,4 +682,50 @@ TEST_F_TIMEOUT(group, container_bind_mount, TIMEOUT)
 	EXPECT_TRUE(ue_wait_gone(SYS_A, EV_CT, 5000));
 }
 
+/* The emitter's --wait NAME blocks until the group's status lists NAME */
+TEST_F_TIMEOUT(group, emitter_wait, TIMEOUT)
+{
+	char emit[UE_PATH_MAX], status_path[UE_PATH_MAX];
+	static __u32 w;
+	int fa, status;
+	ssize_t len;
+	pid_t pid;
+
+	len = readlink("/proc/self/exe", emit, sizeof(emit) - 32);
+	ASSERT_LT(0, len);
+	emit[len] = '\0';
+	snprintf(strrchr(emit, '/') + 1, 32, "user_event_emit");
+	if (!ue_exists(emit))
+		SKIP(return, "no %s", emit);
+	gpath(status_path, GA, "user_events_status");
+
+	/* Not there: gives up at the deadline */
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execl(emit, emit, "--wait", EV, "-w", "100", status_path,
+		      (char *)NULL);
+		_exit(100);
+	}
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	EXPECT_EQ(3, ue_exit_code(status));
+
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execl(emit, emit, "--wait", EV, "-w", "60000", status_path,
+		      (char *)NULL);
+		_exit(100);
+	}
+	/* Most likely while it waits in poll(); either way it must see it */
+	usleep(300000);
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ue_reg(fa, EV " u32 a", &w, 0, NULL));
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	EXPECT_EQ(0, ue_exit_code(status));
+	EXPECT_EQ(0, ue_unreg(fa, &w, 0));
+	close(fa);
+}
+
 TEST_HARNESS_MAIN
