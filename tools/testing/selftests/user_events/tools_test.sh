@@ -608,11 +608,11 @@ gdelete() {
 	dyn_write "-:$GSYS/$1 $GFIELDS"
 }
 
-# group_run NAME WHO CMD...: make the group and its persistent event
+# group_run WHO NAME CMD...: make the group and its persistent event
 # NAME, start the tool CMD, wait until it uses NAME (WHO in the status),
 # write NR_RECORDS records (seq=1.., s=grp), stop the tool, delete all
 group_run() {
-	local ev=$1 who=$2 rc=0 pid i
+	local who=$1 ev=$2 rc=0 pid i
 
 	shift 2
 	mkdir "$TRACEFS/instances/$GROUP" || return 1
@@ -666,7 +666,7 @@ group_decoded() {
 test_group_perf() {
 	local ev=__self_tools_gperf_$$
 
-	group_run "$ev" perf perf record -a -e "$GSYS:$ev" -o gperf.data || return 1
+	group_run perf "$ev" perf record -a -e "$GSYS:$ev" -o gperf.data || return 1
 	timeout -k 10 "$READY_SECS" perf script -i gperf.data >gperf.log 2>&1 ||
 		return 1
 	group_decoded gperf.log "$GSYS:$ev:"
@@ -675,7 +675,7 @@ test_group_perf() {
 test_group_trace_cmd() {
 	local ev=__self_tools_gtcmd_$$
 
-	group_run "$ev" ftrace trace-cmd record -e "$GSYS:$ev" -o gtrace.dat ||
+	group_run ftrace "$ev" trace-cmd record -e "$GSYS:$ev" -o gtrace.dat ||
 		return 1
 	timeout -k 10 "$READY_SECS" trace-cmd report -i gtrace.dat \
 		>gtrace.log 2>&1 || return 1
@@ -685,7 +685,7 @@ test_group_trace_cmd() {
 test_group_bpftrace() {
 	local ev=__self_tools_gbpf_$$
 
-	GWAIT=1 group_run "$ev" perf bpftrace -B line -e "tracepoint:$GSYS:$ev {
+	GWAIT=1 group_run perf "$ev" bpftrace -B line -e "tracepoint:$GSYS:$ev {
 		printf(\"seq=%u s=%s\\n\", args->seq, args->s); }" || return 1
 	group_decoded tool.log "seq="
 }
