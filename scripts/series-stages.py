@@ -118,22 +118,46 @@ u3 = rep(u3, '''/* Trace system of multi-format events: events/user_events_multi
 ''', '')
 c3 = rep(c, ' * struct user_event - one event, single- or multi-format\n', ' * struct user_event - one event\n')
 c3 = drop_lines(c3, ' * @multi:\tmulti-format: "name.<id>" in USER_EVENTS_MULTI_SYSTEM',
-                '\tbool\t\t\t\tmulti;', 'static u64 user_event_multi_id;')
-c3 = rep(c3, '\t\t\t\t\t bool multi, const char *cmd, int pos);', '\t\t\t\t\t const char *cmd, int pos);')
-c3 = rep(c3, 'ue = user_event_get(fmt, false, raw_command, pos);', 'ue = user_event_get(fmt, raw_command, pos);')
-c3 = rep(c3, '''	seq_printf(m, "%s%s%s", USER_EVENTS_PREFIX,
-		   ue->multi ? USER_EVENTS_MULTI_SYSTEM "/" : "", ue->tp.name);''',
-         '''	seq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->tp.name);''')
+                '\tbool\t\t\t\tmulti;', ' * @multi_system: the system of its multi-format events',
+                '\tconst char\t\t*multi_system;', ' * @multi_id:\tid of its next multi-format event (event_mutex)',
+                '\tu64\t\t\tmulti_id;', '\t.multi_system\t= USER_EVENTS_MULTI_SYSTEM,',
+                '\tkfree(group->multi_system);')
+c3 = rep(c3, '''	group->multi_system = kasprintf(GFP_KERNEL,
+					USER_EVENTS_MULTI_SYSTEM "_%s",
+					tr->name);
+	if (!group->system || !group->multi_system)
+''', '''	if (!group->system)
+''')
 c3 = rep(c3, '''/*
- * The event of @fmt's name and fields.  *@taken is set when a
+ * Whether instance @name gets a group: its systems user_events_NAME and
+ * user_events_multi_NAME must be valid system names that tools accept
+ * (letters, digits, '_') and must never be another group's or the global
+ * group's.  "multi" and "multi_*" would be: user_events_multi(_*).
+ */''', '''/*
+ * Whether instance @name gets a group: its system user_events_NAME must
+ * be a valid system name that tools accept (letters, digits, '_') and
+ * must never be another group's or the global group's.  "multi" and
+ * "multi_*" are kept for the systems of multi-format events.
+ */''')
+c3 = rep(c3, '\t\t\t\t\t bool multi, const char *cmd, int pos);', '\t\t\t\t\t const char *cmd, int pos);')
+c3 = rep(c3, 'ue = user_event_get(&user_event_global, fmt, false, raw_command, pos);',
+         'ue = user_event_get(&user_event_global, fmt, raw_command, pos);')
+c3 = rep(c3, '''	/* Only the global group's single-format events go without system */
+	if (ue->multi || ue->group != &user_event_global)''',
+         '''	/* Only the global group's events go without system */
+	if (ue->group != &user_event_global)''')
+c3 = rep(c3, '''/*
+ * The event of @fmt's name and fields in @group.  *@taken is set when a
  * single-format event of that name has other fields.
  */
-static struct user_event *user_event_find(const struct user_event_format *fmt,
+static struct user_event *user_event_find(struct user_event_group *group,
+					  const struct user_event_format *fmt,
 					  bool multi, bool *taken)''', '''/*
- * The event of @fmt's name and fields.  *@taken is set when the event of
- * that name has other fields.
+ * The event of @fmt's name and fields in @group.  *@taken is set when the
+ * event of that name has other fields.
  */
-static struct user_event *user_event_find(const struct user_event_format *fmt,
+static struct user_event *user_event_find(struct user_event_group *group,
+					  const struct user_event_format *fmt,
 					  bool *taken)''')
 c3 = rep(c3, '''		if (ue->multi != multi || strcmp(ue->fmt->name, fmt->name))
 			continue;
@@ -150,13 +174,15 @@ c3 = rep(c3, '''		if (ue->multi != multi || strcmp(ue->fmt->name, fmt->name))
 		*taken = true;
 		break;
 ''')
-c3 = rep(c3, '''static struct user_event *user_event_create(struct user_event_format *fmt,
-					    bool multi)''', '''static struct user_event *user_event_create(struct user_event_format *fmt)''')
+c3 = rep(c3, '''static struct user_event *user_event_create(struct user_event_group *group,
+					    struct user_event_format *fmt,
+					    bool multi)''', '''static struct user_event *user_event_create(struct user_event_group *group,
+					    struct user_event_format *fmt)''')
 c3 = rep(c3, '''	ue->multi = multi;
 ''', '')
 c3 = rep(c3, '''	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
-					fmt->name, user_event_multi_id);
+					fmt->name, group->multi_id);
 	else
 		ue->tp.name = fmt->name;
 	if (!ue->tp.name)
@@ -168,15 +194,17 @@ c3 = rep(c3, '''	/* A single-format event's name is its format's */
 	if (ue->multi)
 		kfree(ue->tp.name);
 ''', '')
-c3 = rep(c3, 'ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;', 'ue->class.system = USER_EVENTS_SYSTEM;')
+c3 = rep(c3, 'ue->class.system = multi ? group->multi_system : group->system;', 'ue->class.system = group->system;')
 c3 = rep(c3, '''	if (multi)
-		user_event_multi_id++;
+		group->multi_id++;
 ''', '')
-c3 = rep(c3, '''static struct user_event *user_event_get(struct user_event_format *fmt,
-					 bool multi, const char *cmd, int pos)''', '''static struct user_event *user_event_get(struct user_event_format *fmt,
+c3 = rep(c3, '''static struct user_event *user_event_get(struct user_event_group *group,
+					 struct user_event_format *fmt,
+					 bool multi, const char *cmd, int pos)''', '''static struct user_event *user_event_get(struct user_event_group *group,
+					 struct user_event_format *fmt,
 					 const char *cmd, int pos)''')
-c3 = rep(c3, 'ue = user_event_find(fmt, multi, &taken);', 'ue = user_event_find(fmt, &taken);')
-c3 = rep(c3, 'ue = user_event_create(fmt, multi);', 'ue = user_event_create(fmt);')
+c3 = rep(c3, 'ue = user_event_find(group, fmt, multi, &taken);', 'ue = user_event_find(group, fmt, &taken);')
+c3 = rep(c3, 'ue = user_event_create(group, fmt, multi);', 'ue = user_event_create(group, fmt);')
 c3 = rep(c3, '''	if ((reg.flags & USER_EVENT_REG_PERSIST) && !perfmon_capable()) {
 		user_event_log(cmd, USER_EVENT_ERR_NOT_PERMITTED, 0);
 		user_event_format_free(fmt);
@@ -185,8 +213,8 @@ c3 = rep(c3, '''	if ((reg.flags & USER_EVENT_REG_PERSIST) && !perfmon_capable())
 	}
 
 ''', '')
-c3 = rep(c3, '''	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
-			    cmd, 0);''', '''	ue = user_event_get(fmt, cmd, 0);''')
+c3 = rep(c3, '''	ue = user_event_get(uf->group, fmt,
+			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0);''', '''	ue = user_event_get(uf->group, fmt, cmd, 0);''')
 c3 = rep(c3, '''
 	/* Persistent only once registered: a failure leaves nothing */
 	if (!ret && (reg.flags & USER_EVENT_REG_PERSIST)) {

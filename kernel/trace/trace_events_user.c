@@ -26,6 +26,12 @@
  * __rel_loc fields and commits, or discards and fails with EFAULT.  A
  * payload that was not resident is faulted in and written again.
  *
+ * Groups: each event belongs to a group, a name space with its own
+ * systems, status file and limit.  The top-level user_events_data and
+ * user_events_status are the global group's; each tracefs instance whose
+ * name can be part of a system name has a group of its own, whose files
+ * are in the instance's directory.
+ *
  * Lifetime: an event is referenced by every write index handed out (until
  * the file is released) and by every enabler (until DIAG_IOCSUNREG, or
  * until its mm goes: the exit of its last task, or execve).  The last
@@ -44,10 +50,12 @@
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
+#include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/pagemap.h>
 #include <linux/perf_event.h>
+#include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/sysctl.h>
 #include <linux/tracefs.h>
@@ -76,7 +84,8 @@
  * @class:	its class (system, fields, reg callback, probes)
  * @tp:		its tracepoint, without call sites: tp.funcs are the probes
  *		a write runs
- * @node:	in user_event_table, keyed by format name (event_mutex)
+ * @group:	the group it belongs to
+ * @node:	in its group's table, keyed by format name (event_mutex)
  * @fmt:	the parsed format
  * @bits:	the enable bits of the event's registrations
  * @refs:	write indexes and enablers referring to the event; it only
@@ -92,6 +101,7 @@ struct user_event {
 	struct trace_event_call		call;
 	struct trace_event_class	class;
 	struct tracepoint		tp;
+	struct user_event_group		*group;
 	struct hlist_node		node;
 	struct user_event_format	*fmt;
 	struct user_event_bits		bits;
@@ -116,20 +126,57 @@ struct user_event_refs {
 };
 
 /**
+ * struct user_event_group - a name space of events
+ * @system:	the system of its single-format events
+ * @multi_system: the system of its multi-format events
+ * @tr:		the instance it is bound to; NULL for the global group
+ * @table:	its events, keyed by format name (event_mutex)
+ * @count:	events in @table (event_mutex)
+ * @max:	how many events it may have, if @own_max
+ * @own_max:	@max was written; else kernel.user_events_max applies
+ * @multi_id:	id of its next multi-format event (event_mutex)
+ * @changes:	counts creations and deletions of its events (event_mutex)
+ * @wait:	pollers of its user_events_status
+ * @list:	in user_event_groups (event_mutex)
+ */
+struct user_event_group {
+	const char		*system;
+	const char		*multi_system;
+	struct trace_array	*tr;
+	DECLARE_HASHTABLE(table, 8);
+	unsigned int		count;
+	unsigned int		max;
+	bool			own_max;
+	u64			multi_id;
+	unsigned long		changes;
+	wait_queue_head_t	wait;
+	struct list_head	list;
+};
+
+/**
  * struct user_event_file - an open user_events_data
  * @lock:	serializes DIAG_IOCSREG on the file
  * @refs:	write index -> event (RCU for the write path, @lock to change)
+ * @group:	the group of the file's events
  */
 struct user_event_file {
 	struct mutex			lock;	/* DIAG_IOCSREG */
 	struct user_event_refs __rcu	*refs;
+	struct user_event_group		*group;
 };
 
 static struct kmem_cache *user_event_cache;
 
-static DEFINE_HASHTABLE(user_event_table, 8);
-static unsigned int user_event_count;
-static u64 user_event_multi_id;
+/* The top-level files' group */
+static struct user_event_group user_event_global = {
+	.system		= USER_EVENTS_SYSTEM,
+	.multi_system	= USER_EVENTS_MULTI_SYSTEM,
+	.wait		= __WAIT_QUEUE_HEAD_INITIALIZER(user_event_global.wait),
+};
+
+/* Every group, the global one first (event_mutex) */
+static LIST_HEAD(user_event_groups);
+
 static unsigned int user_events_max = 32768;
 
 enum {
@@ -163,7 +210,8 @@ static struct dyn_event_operations user_event_dyn_ops = {
 	.match		= user_event_dyn_match,
 };
 
-static struct user_event *user_event_get(struct user_event_format *fmt,
+static struct user_event *user_event_get(struct user_event_group *group,
+					 struct user_event_format *fmt,
 					 bool multi, const char *cmd, int pos);
 static int user_event_destroy(struct user_event *ue);
 static int user_event_delete(struct user_event *ue);
@@ -242,7 +290,7 @@ static int user_event_dyn_create(const char *raw_command)
 		return -EPERM;
 	}
 
-	ue = user_event_get(fmt, false, raw_command, pos);
+	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
 
@@ -259,8 +307,12 @@ static int user_event_dyn_show(struct seq_file *m, struct dyn_event *ev)
 	int len = user_event_format_fields_text(ue->fmt, NULL, 0);
 	char *text;
 
-	seq_printf(m, "%s%s%s", USER_EVENTS_PREFIX,
-		   ue->multi ? USER_EVENTS_MULTI_SYSTEM "/" : "", ue->tp.name);
+	/* Only the global group's single-format events go without system */
+	if (ue->multi || ue->group != &user_event_global)
+		seq_printf(m, "%s%s/%s", USER_EVENTS_PREFIX, ue->class.system,
+			   ue->tp.name);
+	else
+		seq_printf(m, "%s%s", USER_EVENTS_PREFIX, ue->tp.name);
 	if (len) {
 		text = kmalloc(len + 1, GFP_KERNEL);
 		if (!text)
@@ -298,7 +350,9 @@ static bool user_event_dyn_match(const char *system, const char *event,
 	char *text;
 	int i;
 
-	if (system && strcmp(system, ue->class.system))
+	/* "-:name" without system is of the global group only */
+	if (system ? strcmp(system, ue->class.system) :
+		     ue->group != &user_event_global)
 		return false;
 	if (strcmp(event, ue->tp.name))
 		return false;
@@ -336,18 +390,36 @@ static u32 user_event_key(const char *name)
 	return jhash(name, strlen(name), 0);
 }
 
+/* An event of @group was created or deleted: wake its status pollers */
+static void user_event_group_changed(struct user_event_group *group)
+{
+	lockdep_assert_held(&event_mutex);
+
+	WRITE_ONCE(group->changes, group->changes + 1);
+	wake_up_interruptible(&group->wait);
+}
+
+/* How many events @group may have */
+static unsigned int user_event_group_max(struct user_event_group *group)
+{
+	if (READ_ONCE(group->own_max))
+		return READ_ONCE(group->max);
+	return READ_ONCE(user_events_max);
+}
+
 /*
- * The event of @fmt's name and fields.  *@taken is set when a
+ * The event of @fmt's name and fields in @group.  *@taken is set when a
  * single-format event of that name has other fields.
  */
-static struct user_event *user_event_find(const struct user_event_format *fmt,
+static struct user_event *user_event_find(struct user_event_group *group,
+					  const struct user_event_format *fmt,
 					  bool multi, bool *taken)
 {
 	struct user_event *ue;
 
 	lockdep_assert_held(&event_mutex);
 
-	hash_for_each_possible(user_event_table, ue, node,
+	hash_for_each_possible(group->table, ue, node,
 			       user_event_key(fmt->name)) {
 		if (ue->multi != multi || strcmp(ue->fmt->name, fmt->name))
 			continue;
@@ -387,7 +459,8 @@ static int user_event_destroy(struct user_event *ue)
 
 	dyn_event_remove(&ue->devent);
 	hash_del(&ue->node);
-	user_event_count--;
+	ue->group->count--;
+	user_event_group_changed(ue->group);
 	user_event_free(ue);
 	return 0;
 }
@@ -453,8 +526,8 @@ static bool user_event_unused(struct user_event *ue)
  */
 #define USER_EVENT_REAP_POLL	(HZ / 10)
 
-/* Delete every unused event that can go; true if one is held still */
-static bool user_event_reap_locked(void)
+/* Delete every unused event of @group that can go; true if one is held */
+static bool user_event_reap_group(struct user_event_group *group)
 {
 	struct hlist_node *tmp;
 	struct user_event *ue;
@@ -463,8 +536,22 @@ static bool user_event_reap_locked(void)
 
 	lockdep_assert_held(&event_mutex);
 
-	hash_for_each_safe(user_event_table, bkt, tmp, ue, node)
+	hash_for_each_safe(group->table, bkt, tmp, ue, node)
 		if (user_event_unused(ue) && user_event_destroy(ue))
+			held = true;
+	return held;
+}
+
+/* The same for every group */
+static bool user_event_reap_locked(void)
+{
+	struct user_event_group *group;
+	bool held = false;
+
+	lockdep_assert_held(&event_mutex);
+
+	list_for_each_entry(group, &user_event_groups, list)
+		if (user_event_reap_group(group))
 			held = true;
 	return held;
 }
@@ -512,14 +599,15 @@ static void user_event_gone(struct user_event *ue)
  * not have run yet, and the unused event must not be found (a
  * single-format one with other fields would refuse it with EADDRINUSE).
  */
-static void user_event_reap_name(const char *name)
+static void user_event_reap_name(struct user_event_group *group,
+				 const char *name)
 {
 	struct hlist_node *tmp;
 	struct user_event *ue;
 
 	lockdep_assert_held(&event_mutex);
 
-	hash_for_each_possible_safe(user_event_table, ue, tmp, node,
+	hash_for_each_possible_safe(group->table, ue, tmp, node,
 				    user_event_key(name))
 		if (!strcmp(ue->fmt->name, name) && user_event_unused(ue))
 			user_event_destroy(ue);
@@ -917,8 +1005,9 @@ static struct trace_event_functions user_event_funcs = {
 	.trace = user_event_print,
 };
 
-/* Create and register an event for @fmt (taken on success) */
-static struct user_event *user_event_create(struct user_event_format *fmt,
+/* Create and register an event of @group for @fmt (taken on success) */
+static struct user_event *user_event_create(struct user_event_group *group,
+					    struct user_event_format *fmt,
 					    bool multi)
 {
 	struct trace_event_call *call;
@@ -927,7 +1016,7 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 
 	lockdep_assert_held(&event_mutex);
 
-	if (user_event_count >= READ_ONCE(user_events_max))
+	if (group->count >= user_event_group_max(group))
 		return ERR_PTR(-EMFILE);
 
 	ue = kmem_cache_zalloc(user_event_cache, GFP_KERNEL);
@@ -935,18 +1024,19 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 		return ERR_PTR(-ENOMEM);
 
 	ue->fmt = fmt;
+	ue->group = group;
 	ue->multi = multi;
 	user_event_bits_init(&ue->bits, &ue->refs);
 	refcount_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
-					fmt->name, user_event_multi_id);
+					fmt->name, group->multi_id);
 	else
 		ue->tp.name = fmt->name;
 	if (!ue->tp.name)
 		goto err;
 
-	ue->class.system = multi ? USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+	ue->class.system = multi ? group->multi_system : group->system;
 	ue->class.fields_array = user_event_fields_array;
 	ue->class.reg = user_event_reg;
 	ue->class.probe = user_event_ftrace;
@@ -983,10 +1073,11 @@ static struct user_event *user_event_create(struct user_event_format *fmt,
 
 	dyn_event_init(&ue->devent, &user_event_dyn_ops);
 	dyn_event_add(&ue->devent, call);
-	hash_add(user_event_table, &ue->node, user_event_key(fmt->name));
-	user_event_count++;
+	hash_add(group->table, &ue->node, user_event_key(fmt->name));
+	group->count++;
 	if (multi)
-		user_event_multi_id++;
+		group->multi_id++;
+	user_event_group_changed(group);
 	return ue;
 err:
 	ue->fmt = NULL;
@@ -995,30 +1086,33 @@ err:
 }
 
 /*
- * The event of @fmt, found or created, with a reference taken; @fmt is
- * consumed either way.  Errors are logged against @cmd, whose name
- * starts at @pos.
+ * The event of @fmt in @group, found or created, with a reference taken;
+ * @fmt is consumed either way.  Errors are logged against @cmd, whose
+ * name starts at @pos.
  */
-static struct user_event *user_event_get(struct user_event_format *fmt,
+static struct user_event *user_event_get(struct user_event_group *group,
+					 struct user_event_format *fmt,
 					 bool multi, const char *cmd, int pos)
 {
 	struct user_event *ue;
 	bool taken = false;
 
 	mutex_lock(&event_mutex);
-	user_event_reap_name(fmt->name);
-	ue = user_event_find(fmt, multi, &taken);
+	user_event_reap_name(group, fmt->name);
+	ue = user_event_find(group, fmt, multi, &taken);
 	if (ue) {
 		user_event_hold(ue);
 	} else if (taken) {
 		user_event_log(cmd, USER_EVENT_ERR_EVENT_EXISTS, pos);
 		ue = ERR_PTR(-EADDRINUSE);
 	} else {
-		ue = user_event_create(fmt, multi);
+		ue = user_event_create(group, fmt, multi);
 		if (!IS_ERR(ue))
 			fmt = NULL;
 		else if (PTR_ERR(ue) == -EMFILE)
-			user_event_log(cmd, USER_EVENT_ERR_TOO_MANY, pos);
+			user_event_log(cmd, group->tr ?
+				       USER_EVENT_ERR_TOO_MANY_GROUP :
+				       USER_EVENT_ERR_TOO_MANY, pos);
 	}
 	mutex_unlock(&event_mutex);
 
@@ -1030,20 +1124,74 @@ static struct user_event *user_event_get(struct user_event_format *fmt,
  * user_events_data
  */
 
-static int user_events_open(struct inode *inode, struct file *file)
+/* The group of instance @tr, if it has one */
+static struct user_event_group *user_event_group_find(struct trace_array *tr)
 {
-	struct user_event_file *uf;
+	struct user_event_group *group;
+
+	lockdep_assert_held(&event_mutex);
+
+	list_for_each_entry(group, &user_event_groups, list)
+		if (group->tr == tr)
+			return group;
+	return NULL;
+}
+
+/*
+ * The group of a file's instance @tr (NULL: the top level), whose
+ * reference tracing_check_open_get_tr() took: it cannot be removed.
+ */
+static struct user_event_group *user_event_group_of(struct trace_array *tr)
+{
+	if (!tr)
+		return &user_event_global;
+
+	guard(mutex)(&event_mutex);
+	return user_event_group_find(tr);
+}
+
+/* Open a file of the group of instance @tr: the group, with @tr held */
+static struct user_event_group *user_event_group_open(struct trace_array *tr)
+{
+	struct user_event_group *group;
 	int ret;
 
-	ret = tracing_check_open_get_tr(NULL);
+	ret = tracing_check_open_get_tr(tr);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
+
+	group = user_event_group_of(tr);
+	if (!group) {
+		trace_array_put(tr);
+		return ERR_PTR(-ENODEV);
+	}
+	return group;
+}
+
+/* Release what user_event_group_open() took */
+static void user_event_group_close(struct user_event_group *group)
+{
+	if (group->tr)
+		trace_array_put(group->tr);
+}
+
+static int user_events_open(struct inode *inode, struct file *file)
+{
+	struct user_event_group *group;
+	struct user_event_file *uf;
+
+	group = user_event_group_open(inode->i_private);
+	if (IS_ERR(group))
+		return PTR_ERR(group);
 
 	uf = kzalloc(sizeof(*uf), GFP_KERNEL_ACCOUNT);
-	if (!uf)
+	if (!uf) {
+		user_event_group_close(group);
 		return -ENOMEM;
+	}
 
 	mutex_init(&uf->lock);
+	uf->group = group;
 	file->private_data = uf;
 
 	/*
@@ -1072,6 +1220,7 @@ static int user_events_release(struct inode *inode, struct file *file)
 		kfree(refs);
 	}
 
+	user_event_group_close(uf->group);
 	mutex_destroy(&uf->lock);
 	kfree(uf);
 	return 0;
@@ -1439,8 +1588,8 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 
 	/* An old event of the name may still be held by an mm that went */
 	user_event_mm_flush();
-	ue = user_event_get(fmt, reg.flags & USER_EVENT_REG_MULTI_FORMAT,
-			    cmd, 0);
+	ue = user_event_get(uf->group, fmt,
+			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0);
 	if (IS_ERR(ue)) {
 		kfree(cmd);
 		return PTR_ERR(ue);
@@ -1486,7 +1635,8 @@ static long user_events_ioctl_unreg(struct user_unreg __user *uunreg)
 					 unreg.disable_bit);
 }
 
-static long user_events_ioctl_del(const char __user *uname)
+static long user_events_ioctl_del(struct user_event_group *group,
+				  const char __user *uname)
 {
 	struct user_event *ue;
 	struct hlist_node *tmp;
@@ -1502,7 +1652,7 @@ static long user_events_ioctl_del(const char __user *uname)
 
 	/* The single-format event of the name and each of its formats */
 	mutex_lock(&event_mutex);
-	hash_for_each_possible_safe(user_event_table, ue, tmp, node,
+	hash_for_each_possible_safe(group->table, ue, tmp, node,
 				    user_event_key(name)) {
 		if (strcmp(ue->fmt->name, name))
 			continue;
@@ -1536,7 +1686,7 @@ static long user_events_ioctl(struct file *file, unsigned int cmd,
 	case DIAG_IOCSUNREG:
 		return user_events_ioctl_unreg(uarg);
 	case DIAG_IOCSDEL:
-		return user_events_ioctl_del(uarg);
+		return user_events_ioctl_del(uf->group, uarg);
 	}
 	return -ENOTTY;
 }
@@ -1569,8 +1719,20 @@ static const struct file_operations user_events_data_fops = {
  * user_events_status
  */
 
+/**
+ * struct user_event_status - an open user_events_status
+ * @group:	the group it lists
+ * @seen:	@group's changes when it was opened or last listed
+ */
+struct user_event_status {
+	struct user_event_group	*group;
+	unsigned long		seen;
+};
+
 static int user_events_status_show(struct seq_file *m, void *v)
 {
+	struct user_event_status *us = m->private;
+	struct user_event_group *group = us->group;
 	unsigned int active = 0, busy = 0, status;
 	struct user_event *ue;
 	int bkt;
@@ -1579,7 +1741,8 @@ static int user_events_status_show(struct seq_file *m, void *v)
 	mutex_lock(&event_mutex);
 	/* An event the reap work is about to delete is not listed */
 	user_event_reap_locked();
-	hash_for_each(user_event_table, bkt, ue, node) {
+	WRITE_ONCE(us->seen, group->changes);
+	hash_for_each(group->table, bkt, ue, node) {
 		status = ue->status;
 		seq_puts(m, ue->tp.name);
 		if (status) {
@@ -1601,19 +1764,232 @@ static int user_events_status_show(struct seq_file *m, void *v)
 
 static int user_events_status_open(struct inode *inode, struct file *file)
 {
+	struct user_event_group *group;
+	struct user_event_status *us;
 	int ret;
 
-	ret = tracing_check_open_get_tr(NULL);
-	if (ret)
-		return ret;
-	return single_open(file, user_events_status_show, NULL);
+	group = user_event_group_open(inode->i_private);
+	if (IS_ERR(group))
+		return PTR_ERR(group);
+
+	ret = -ENOMEM;
+	us = kzalloc(sizeof(*us), GFP_KERNEL_ACCOUNT);
+	if (!us)
+		goto err;
+	us->group = group;
+	us->seen = READ_ONCE(group->changes);
+
+	ret = single_open(file, user_events_status_show, us);
+	if (!ret)
+		return 0;
+	kfree(us);
+err:
+	user_event_group_close(group);
+	return ret;
+}
+
+/*
+ * An event of the group was created or deleted since the file was opened
+ * or last listed: EPOLLPRI | EPOLLERR, as sysfs attributes and
+ * /proc/mounts say that they changed.  The reader reads again from 0.
+ */
+static __poll_t user_events_status_poll(struct file *file, poll_table *wait)
+{
+	struct seq_file *m = file->private_data;
+	struct user_event_status *us = m->private;
+
+	poll_wait(file, &us->group->wait, wait);
+	if (READ_ONCE(us->group->changes) != READ_ONCE(us->seen))
+		return DEFAULT_POLLMASK | EPOLLERR | EPOLLPRI;
+	return DEFAULT_POLLMASK;
+}
+
+static int user_events_status_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct user_event_status *us = m->private;
+
+	user_event_group_close(us->group);
+	kfree(us);
+	return single_release(inode, file);
 }
 
 static const struct file_operations user_events_status_fops = {
 	.open		= user_events_status_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= single_release,
+	.poll		= user_events_status_poll,
+	.release	= user_events_status_release,
+};
+
+/*
+ * Groups of instances: instances/NAME/user_events_{data,status,max}
+ */
+
+/* Instance names longer than this get no group */
+#define USER_EVENT_GROUP_NAME_MAX	64
+
+/*
+ * Whether instance @name gets a group: its systems user_events_NAME and
+ * user_events_multi_NAME must be valid system names that tools accept
+ * (letters, digits, '_') and must never be another group's or the global
+ * group's.  "multi" and "multi_*" would be: user_events_multi(_*).
+ */
+static bool user_event_group_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+	size_t i;
+
+	if (!len || len > USER_EVENT_GROUP_NAME_MAX)
+		return false;
+	if (!strcmp(name, "multi") || str_has_prefix(name, "multi_"))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
+
+static void user_event_group_free(struct user_event_group *group)
+{
+	kfree(group->system);
+	kfree(group->multi_system);
+	kfree(group);
+}
+
+static ssize_t user_events_max_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct user_event_group *group = file->private_data;
+	char buf[16];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%u\n", user_event_group_max(group));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* A new limit takes existing events as they are: only creation checks it */
+static ssize_t user_events_max_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct user_event_group *group = file->private_data;
+	unsigned int max;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &max);
+	if (ret)
+		return ret;
+
+	mutex_lock(&event_mutex);
+	WRITE_ONCE(group->max, max);
+	WRITE_ONCE(group->own_max, true);
+	mutex_unlock(&event_mutex);
+	*ppos += count;
+	return count;
+}
+
+static int user_events_max_open(struct inode *inode, struct file *file)
+{
+	struct user_event_group *group;
+
+	group = user_event_group_open(inode->i_private);
+	if (IS_ERR(group))
+		return PTR_ERR(group);
+	file->private_data = group;
+	return 0;
+}
+
+static int user_events_max_release(struct inode *inode, struct file *file)
+{
+	user_event_group_close(file->private_data);
+	return 0;
+}
+
+static const struct file_operations user_events_max_fops = {
+	.open		= user_events_max_open,
+	.read		= user_events_max_read,
+	.write		= user_events_max_write,
+	.llseek		= generic_file_llseek,
+	.release	= user_events_max_release,
+};
+
+/* An instance got its directory: give it a group if its name allows */
+static void user_event_group_create(struct trace_array *tr)
+{
+	struct user_event_group *group;
+	struct dentry *d[3] = {};
+
+	lockdep_assert_held(&event_mutex);
+
+	if (!user_event_group_name_ok(tr->name))
+		return;
+
+	group = kzalloc(sizeof(*group), GFP_KERNEL);
+	if (!group)
+		goto err;
+	group->tr = tr;
+	group->system = kasprintf(GFP_KERNEL, USER_EVENTS_SYSTEM "_%s",
+				  tr->name);
+	group->multi_system = kasprintf(GFP_KERNEL,
+					USER_EVENTS_MULTI_SYSTEM "_%s",
+					tr->name);
+	if (!group->system || !group->multi_system)
+		goto err;
+	hash_init(group->table);
+	init_waitqueue_head(&group->wait);
+
+	/* i_private is the instance: an open checks that it is still there */
+	d[0] = trace_create_file("user_events_data", TRACE_MODE_WRITE,
+				 tr->dir, tr, &user_events_data_fops);
+	d[1] = trace_create_file("user_events_status", TRACE_MODE_READ,
+				 tr->dir, tr, &user_events_status_fops);
+	d[2] = trace_create_file("user_events_max", TRACE_MODE_WRITE,
+				 tr->dir, tr, &user_events_max_fops);
+	if (!d[0] || !d[1] || !d[2])
+		goto err;
+
+	list_add_tail(&group->list, &user_event_groups);
+	return;
+err:
+	tracefs_remove(d[0]);
+	tracefs_remove(d[1]);
+	tracefs_remove(d[2]);
+	if (group)
+		user_event_group_free(group);
+	pr_warn("user_events: no group for instance %s\n", tr->name);
+}
+
+/*
+ * An instance whose group has events cannot go (its open files hold the
+ * instance already).  Unused events are deleted first.
+ */
+static bool user_event_group_busy(struct trace_array *tr)
+{
+	struct user_event_group *group = user_event_group_find(tr);
+
+	if (!group)
+		return false;
+	user_event_reap_group(group);
+	return group->count;
+}
+
+/* The instance goes (its files with it): its group has no events */
+static void user_event_group_remove(struct trace_array *tr)
+{
+	struct user_event_group *group = user_event_group_find(tr);
+
+	if (!group)
+		return;
+	WARN_ON_ONCE(group->count);
+	list_del(&group->list);
+	user_event_group_free(group);
+}
+
+static struct trace_instance_ops user_event_instance_ops = {
+	.create	= user_event_group_create,
+	.busy	= user_event_group_busy,
+	.remove	= user_event_group_remove,
 };
 
 static struct ctl_table user_event_sysctls[] = {
@@ -1641,6 +2017,8 @@ static int __init user_events_init(void)
 		return -ENOMEM;
 	}
 
+	list_add(&user_event_global.list, &user_event_groups);
+
 	ret = dyn_event_register(&user_event_dyn_ops);
 	if (ret) {
 		pr_warn("user_events: could not register dynamic events\n");
@@ -1657,6 +2035,8 @@ static int __init user_events_init(void)
 	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
 			       NULL, &user_events_status_fops))
 		pr_warn("user_events: could not create tracefs files\n");
+
+	trace_instance_ops_register(&user_event_instance_ops);
 	return 0;
 }
 fs_initcall(user_events_init);

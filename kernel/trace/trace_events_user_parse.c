@@ -53,6 +53,8 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_NOT_PERMITTED] = "Operation not permitted",
 	[USER_EVENT_ERR_EVENT_EXISTS] = "Event exists with other fields",
 	[USER_EVENT_ERR_TOO_MANY] = "Too many events (kernel.user_events_max)",
+	[USER_EVENT_ERR_TOO_MANY_GROUP] =
+		"Too many events in this group (its instance's user_events_max)",
 	[USER_EVENT_ERR_TOO_MANY_REGS] =
 		"Too many registrations in this process (kernel.user_events_max_enablers)",
 	[USER_EVENT_ERR_NO_EVENT] = "No such event",

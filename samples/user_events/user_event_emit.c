@@ -27,8 +27,16 @@
  *	-v	say what was written
  *	-d	do not register or write: print the payload in hex
  *
+ *	user_event_emit --wait NAME [-w MS] [STATUS_FILE]
+ *
+ * registers nothing: waits until user_events_status (or STATUS_FILE, a
+ * group's instances/G/user_events_status say) lists the event NAME (up to
+ * MS milliseconds with -w), polling the status file for EPOLLPRI, as a
+ * consumer that starts before the producer does.
+ *
  * Exit status: 0 written, 1 bad arguments, 2 the kernel refused (the errno
- * is printed), 3 nothing enabled the event within -w.
+ * is printed), 3 nothing enabled the event within -w (--wait: the event
+ * did not appear within -w).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -41,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -85,8 +94,9 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-w MS] [-n N] [-i MS] [-p] [-m] [-v] [-d] 'NAME [FIELD[; FIELD...]]' [VALUE...]\n"
+		"       %s --wait NAME [-w MS] [STATUS_FILE]\n"
 		"  e.g. %s 'myev u32 n; char[16] s' 7 hello\n",
-		prog, prog);
+		prog, prog, prog);
 	exit(1);
 }
 
@@ -433,6 +443,79 @@ static long parse_ms(const char *s, const char *what)
 	return v;
 }
 
+/* Whether the status text @buf lists event @name */
+static bool status_lists(const char *buf, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = buf; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "") {
+		if (!strncmp(p, name, len) &&
+		    (p[len] == '\n' || p[len] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * --wait NAME: read user_events_status from offset 0; while it does not
+ * list NAME, wait for EPOLLPRI (an event was created or deleted) and read
+ * it again.  0 once listed, 3 at the deadline, 2 on an error.
+ */
+static int wait_for_event(const char *name, long wait_ms, const char *path)
+{
+	static char buf[1 << 16];
+	long long end = now_ms() + wait_ms;
+	struct pollfd pfd;
+	ssize_t n, len;
+	int fd, timeout;
+
+	if (!path)
+		path = tracefs_file("user_events_status");
+	if (!path) {
+		fprintf(stderr, "%s: no user_events_status\n", prog);
+		return 2;
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 2;
+	}
+	for (;;) {
+		len = 0;
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			break;
+		while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+			len += n;
+		if (n < 0)
+			break;
+		buf[len] = '\0';
+		if (status_lists(buf, name)) {
+			close(fd);
+			return 0;
+		}
+
+		timeout = -1;
+		if (wait_ms >= 0) {
+			if (now_ms() >= end)
+				break;
+			timeout = end - now_ms();
+		}
+		pfd.fd = fd;
+		pfd.events = POLLPRI;
+		if (poll(&pfd, 1, timeout) < 0)
+			break;
+	}
+	close(fd);
+	if (wait_ms >= 0 && now_ms() >= end) {
+		fprintf(stderr, "%s: no event %s within %ld ms\n", prog, name,
+			wait_ms);
+		return 3;
+	}
+	fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char rec[MAX_RECORD + 1];
@@ -448,6 +531,13 @@ int main(int argc, char **argv)
 	int opt, nr, fd, ret = 0;
 	size_t len;
 
+	const char *wait_name = NULL;
+
+	if (argc > 2 && !strcmp(argv[1], "--wait")) {
+		wait_name = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	while ((opt = getopt(argc, argv, "+w:n:i:pmvdh")) != -1) {
 		switch (opt) {
 		case 'w':
@@ -474,6 +564,12 @@ int main(int argc, char **argv)
 		default:
 			print_usage();
 		}
+	}
+	if (wait_name) {
+		if (argc - optind > 1)
+			print_usage();
+		return wait_for_event(wait_name, wait_ms,
+				      optind < argc ? argv[optind] : NULL);
 	}
 	if (optind >= argc)
 		print_usage();
