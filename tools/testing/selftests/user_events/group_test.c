@@ -636,18 +636,25 @@ static int container(void *data)
 	return 109;
 }
 
+/* The emitter sample, installed beside this test; false if it is not */
+static bool emitter_path(char emit[UE_PATH_MAX])
+{
+	ssize_t len = readlink("/proc/self/exe", emit, UE_PATH_MAX - 32);
+
+	if (len <= 0)
+		return false;
+	emit[len] = '\0';
+	snprintf(strrchr(emit, '/') + 1, 32, "user_event_emit");
+	return ue_exists(emit);
+}
+
 TEST_F_TIMEOUT(group, container_bind_mount, TIMEOUT)
 {
 	char path[UE_PATH_MAX], emit[UE_PATH_MAX], line[256];
 	int status, n, i;
-	ssize_t len;
 	pid_t pid;
 
-	len = readlink("/proc/self/exe", emit, sizeof(emit) - 32);
-	ASSERT_LT(0, len);
-	emit[len] = '\0';
-	snprintf(strrchr(emit, '/') + 1, 32, "user_event_emit");
-	if (!ue_exists(emit))
+	if (!emitter_path(emit))
 		SKIP(return, "no %s", emit);
 	if (strcmp(ue_tracefs, "/sys/kernel/tracing"))
 		SKIP(return, "tracefs is not at /sys/kernel/tracing");
@@ -688,14 +695,9 @@ TEST_F_TIMEOUT(group, emitter_wait, TIMEOUT)
 	char emit[UE_PATH_MAX], status_path[UE_PATH_MAX];
 	static __u32 w;
 	int fa, status;
-	ssize_t len;
 	pid_t pid;
 
-	len = readlink("/proc/self/exe", emit, sizeof(emit) - 32);
-	ASSERT_LT(0, len);
-	emit[len] = '\0';
-	snprintf(strrchr(emit, '/') + 1, 32, "user_event_emit");
-	if (!ue_exists(emit))
+	if (!emitter_path(emit))
 		SKIP(return, "no %s", emit);
 	gpath(status_path, GA, "user_events_status");
 
