@@ -1,23 +1,34 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Regenerate the diffs that split the core over several patches.
+"""Regenerate the diffs that split files over several patches.
 
   scripts/series-stages.py
 
-The repo keeps kernel/trace/trace_events_user.c and the UAPI header in
-their final form.  The series adds them in four steps (see `series`):
+The repo keeps every file in its final form.  The series adds the core
+(kernel/trace/trace_events_user.c, its header, the UAPI header), the
+per-mm registrations and the longer selftests over several patches (see
+`series`); each step is the final file with the later features taken
+out again:
 
-  s1  user_events: Add user-based trace events     (no enable bits)
-  s2  + patches/user_events-enable.patch           (enablers, fork/exec/exit)
-  s3  + patches/user_events-perf.patch             (perf and eBPF probe)
-  final + patches/user_events-flags.patch          (PERSIST, MULTI_FORMAT)
+  s0  the parser's part of trace_events_user.h       (parser patch)
+  s1z the core without error_log                     (core patch)
+  s1a + patches/user_events-errorlog.patch
+  s1b + patches/user_events-dynevents.patch          (dynamic_events, persist)
+  s1  + patches/user_events-status.patch             (user_events_status)
+  s2  + patches/user_events-enable.patch             (enable bits, per mm)
+      + patches/user_events-fork.patch               (copy at fork: _mm.c)
+  s3  + patches/user_events-perf.patch               (perf and eBPF probe)
+  final + patches/user_events-flags.patch            (PERSIST, MULTI_FORMAT)
 
-This script derives s3, s2 and s1 from the final files by taking each
-feature out again (every edit asserts that the text it changes is there
-exactly once, so a change to the core that it no longer fits stops it
-with the text to look at) and writes the three diffs.  Run it after
-changing the core, then `make series`.  The stages are left in
-build/stages/ for inspection.
+(patches/user_events-core.patch takes trace_events_user.h from s0 to s1.)
+The selftests steps (ST_STEPS) keep the tests they name and the helpers
+those use; each writes patches/user_events-selftests-NAME.patch.
+
+Every textual edit asserts that the text it changes is there exactly
+once, so a change to a file that an edit no longer fits stops this with
+the text to look at.  Run it after changing the core or a test, then
+`make series` (which runs it too).  The stages are left in build/stages/
+for inspection.
 """
 import os
 import re
@@ -466,6 +477,119 @@ c1a = rep(c1a, """	if (ue->persist && !perfmon_capable()) {
 """, '')
 wr('s1a', C, c1a)
 
+# ---- s1z: no error_log ---------------------------------------------------
+c1z = drop_lines(c1a, '#define USER_EVENT_LOC\t\t"user_events"\n')
+c1z = cut(c1z, 'enum {\n\tUSER_BUSY_REFS,\n', 'static int user_event_destroy(struct user_event *ue);\n')
+c1z = drop_funcs(c1z, 'user_event_log')
+c1z = rep(c1z, '''/* DIAG_IOCSDEL: delete, or say in error_log what holds it */
+static int user_event_delete(struct user_event *ue)
+{
+	int busy, ret;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (refcount_read(&ue->refs))
+		busy = USER_BUSY_REFS;
+	else if (ue->status & USER_EVENT_USED_FTRACE)
+		busy = USER_BUSY_FTRACE;
+	else if (ue->status || trace_event_dyn_busy(&ue->call))
+		busy = USER_BUSY_OTHER;
+	else
+		busy = -1;
+
+	if (busy < 0) {
+		ret = user_event_destroy(ue);
+		if (ret != -EBUSY)
+			return ret;
+		busy = USER_BUSY_OTHER;
+	}
+
+	tracing_log_err(NULL, USER_EVENT_LOC, ue->tp.name,
+			(const char **)user_event_busy_errs, busy, 0);
+	return -EBUSY;
+}''', '''/* DIAG_IOCSDEL: delete an event that nothing refers to or uses */
+static int user_event_delete(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
+
+	if (ue->status)
+		return -EBUSY;
+	return user_event_destroy(ue);
+}''')
+c1z = rep(c1z, ''' * consumed either way.  Errors are logged against @cmd, whose name
+ * starts at @pos.
+ */
+static struct user_event *user_event_get(struct user_event_format *fmt,
+					 const char *cmd, int pos)''', ''' * consumed either way.
+ */
+static struct user_event *user_event_get(struct user_event_format *fmt)''')
+c1z = drop_lines(c1z, '\t\tuser_event_log(cmd, USER_EVENT_ERR_EVENT_EXISTS, pos);')
+c1z = rep(c1z, '''		if (!IS_ERR(ue))
+			fmt = NULL;
+		else if (PTR_ERR(ue) == -EMFILE)
+			user_event_log(cmd, USER_EVENT_ERR_TOO_MANY, pos);
+''', '''		if (!IS_ERR(ue))
+			fmt = NULL;
+''')
+c1z = rep(c1z, '''/* Read and parse the command; errors go to error_log */
+static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
+			  char **cmd_out)
+{
+	struct user_parse_err perr;
+	char *cmd;''', '''/* Read and parse the command */
+static int user_reg_parse(u64 uaddr, struct user_event_format **fmt)
+{
+	char *cmd;''')
+c1z = rep(c1z, '''	if (len == USER_EVENT_CMD_MAX) {
+		cmd[len - 1] = '\\0';
+		user_event_log(cmd, USER_EVENT_ERR_CMD_TOO_LONG, 0);
+		kfree(cmd);
+		return -EINVAL;
+	}
+
+	ret = user_event_parse(cmd, fmt, &perr);
+	if (ret == -EINVAL)
+		user_event_log(cmd, perr.type, perr.pos);
+	if (ret)
+		kfree(cmd);
+	else
+		*cmd_out = cmd;
+	return ret;''', '''	if (len == USER_EVENT_CMD_MAX) {
+		kfree(cmd);
+		return -EINVAL;
+	}
+
+	ret = user_event_parse(cmd, fmt, NULL);
+	kfree(cmd);
+	return ret;''')
+c1z = rep(c1z, '''	struct user_reg reg;
+	char *cmd;
+	int ret;
+''', '''	struct user_reg reg;
+	int ret;
+''')
+c1z = rep(c1z, '''	ret = user_reg_parse(reg.name_args, &fmt, &cmd);
+	if (ret)
+		return ret;
+
+	ue = user_event_get(fmt, cmd, 0);
+	if (IS_ERR(ue)) {
+		kfree(cmd);
+		return PTR_ERR(ue);
+	}
+''', '''	ret = user_reg_parse(reg.name_args, &fmt);
+	if (ret)
+		return ret;
+
+	ue = user_event_get(fmt);
+	if (IS_ERR(ue))
+		return PTR_ERR(ue);
+''')
+c1z = rep(c1z, '''	kfree(cmd);
+	user_event_put(ue);''', '''	user_event_put(ue);''')
+c1z = drop_lines(c1z, '\tif (ret == -ENOENT)\n\t\tuser_event_log(name, USER_EVENT_ERR_NO_EVENT, 0);')
+wr('s1z', C, c1z)
+
 # ---- s0: the parser's part of trace_events_user.h ------------------------
 lines = h1.split('\n')
 a = lines.index('/**', lines.index(' * struct user_event_word - the enable word and bit a registration names') - 1)
@@ -751,6 +875,7 @@ def st(stage, path):
 
 out = {
     'core': diff(st('s0', H), st('s1', H), H),
+    'errorlog': diff(st('s1z', C), st('s1a', C), C),
     'dynevents': diff(st('s1a', C), st('s1b', C), C),
     'status': diff(st('s1b', C), st('s1', C), C),
     'enable': diff(st('s1', H), os.path.join(TOP, H), H) +
