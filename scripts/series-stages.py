@@ -810,20 +810,63 @@ MM_RACES = ['reg_bit_set_while_folio_locked', 'toggle_while_work_busy',
 abi_all = [n for k, n, _ in c_items(rd(ST + 'abi_test.c')) if k == 'test']
 ABI_WRITE = [t for t in abi_all if t not in ABI_REG + ABI_MM]
 
+ABI_COMMENT = rd(ST + 'abi_test.c').split('\n */\n', 1)[0][len('// SPDX-License-Identifier: GPL-2.0\n'):] + '\n */\n'
+MM_COMMENT = rd(ST + 'mm_test.c').split('\n */\n', 1)[0][len('// SPDX-License-Identifier: GPL-2.0\n'):] + '\n */\n'
+ABI_REG_COMMENT = '''/*
+ * The user_events ABI as programs see it: the UAPI layout, the errnos of
+ * DIAG_IOCSREG one by one (the struct, its flags, the enable word and
+ * bit, the enable address, the command), write indexes, DIAG_IOCSUNREG
+ * and DIAG_IOCSDEL.
+ */
+'''
+ABI_WRITE_COMMENT = '''/*
+ * The user_events ABI as programs see it: the UAPI layout, every errno of
+ * DIAG_IOCSREG (one by one and in the order they are checked),
+ * DIAG_IOCSUNREG, DIAG_IOCSDEL and write(), write() from pages not yet
+ * present, write indexes, an fd passed over SCM_RIGHTS,
+ * kernel.user_events_max and kernel.user_events_max_enablers, error_log
+ * lines, and the PERSIST and MULTI_FORMAT flags.
+ */
+'''
+MM_FORK_COMMENT = '''/*
+ * Registrations belong to the address space: a bit registered through a
+ * file that is closed at once, by a thread that has exited or by a main
+ * thread that called pthread_exit() keeps following its event; fork()
+ * copies registrations, CLONE_VM shares them, execve() drops them.  A word
+ * wiped by fork() (MADV_WIPEONFORK) follows in the child; one the child
+ * did not get (MADV_DONTFORK) is not registered there.
+ */
+'''
+MM_FUSE_COMMENT = '''/*
+ * Registrations belong to the address space: a bit registered through a
+ * file that is closed at once, by a thread that has exited or by a main
+ * thread that called pthread_exit() keeps following its event; fork()
+ * copies registrations, CLONE_VM shares them, execve() drops them.  The
+ * enable of an event returns, and other processes fork, while a registrant
+ * stalls its own mmap_lock on a FUSE page, and no kernel worker waits on
+ * a word in a shared FUSE page whose READs are withheld.  A word wiped by
+ * fork() (MADV_WIPEONFORK) follows in the child; one the child did not get
+ * (MADV_DONTFORK) is not registered there.
+ */
+'''
 # (patch name, programs present after it, {staged file: its text there})
 abi, mmt = rd(ST + 'abi_test.c'), rd(ST + 'mm_test.c')
 ST_STEPS = [
     ('selftests-abi', ['abi_test'],
-     {'abi_test.c': c_stage(rep(abi, NO_EXEC, ''), ABI_WRITE + ABI_MM)}),
+     {'abi_test.c': c_stage(rep(rep(abi, NO_EXEC, ''), ABI_COMMENT, ABI_REG_COMMENT),
+                            ABI_WRITE + ABI_MM)}),
     ('selftests-abi-write', ['abi_test'],
-     {'abi_test.c': c_stage(rep(abi, NO_EXEC, ''), ABI_MM)}),
+     {'abi_test.c': c_stage(rep(rep(abi, NO_EXEC, ''), ABI_COMMENT, ABI_WRITE_COMMENT),
+                            ABI_MM)}),
     ('selftests-abi-mm', ['abi_test'], {'abi_test.c': abi}),
     ('selftests-ftrace', ['abi_test', 'ftrace_test'], {}),
     ('selftests-dyn-perf', ['abi_test', 'ftrace_test', 'dyn_test', 'perf_test'], {}),
     ('selftests-lifetime', ['abi_test', 'ftrace_test', 'dyn_test', 'perf_test',
                             'lifetime_test'], {}),
-    ('selftests-mm', ['+mm_test'], {'mm_test.c': c_stage(mmt, MM_FUSE + MM_RACES)}),
-    ('selftests-mm-fuse', [], {'mm_test.c': c_stage(mmt, MM_RACES)}),
+    ('selftests-mm', ['+mm_test'],
+     {'mm_test.c': c_stage(rep(mmt, MM_COMMENT, MM_FORK_COMMENT), MM_FUSE + MM_RACES)}),
+    ('selftests-mm-fuse', [],
+     {'mm_test.c': c_stage(rep(mmt, MM_COMMENT, MM_FUSE_COMMENT), MM_RACES)}),
     ('selftests-mm-races', [], {'mm_test.c': mmt}),
     ('selftests-fuzz', ['+fuzz_test'], {}),
     ('selftests-stress-fault', ['+stress_test', '+fault_test'], {}),
