@@ -427,7 +427,8 @@ c1a = drop_lines(c1a, 'static int user_event_delete(struct user_event *ue);',
                  '\tdyn_event_add(&ue->devent, call);',
                  '#include <linux/capability.h>', '#include "trace_dynevent.h"')
 c1a = drop_funcs(c1a, 'to_user_event', 'user_event_dyn_create', 'user_event_dyn_show',
-                 'user_event_dyn_is_busy', 'user_event_dyn_free', 'user_event_dyn_match')
+                 'user_event_dyn_is_busy', 'user_event_dyn_free', 'user_event_dyn_match',
+                 'user_event_put_locked')
 c1a = rep(c1a, """	ret = dyn_event_register(&user_event_dyn_ops);
 	if (ret) {
 		pr_warn("user_events: could not register dynamic events\\n");
@@ -449,8 +450,6 @@ c1a = rep(c1a, """	if (!ue->persist)
 		user_event_gone(ue);
 	mutex_unlock""", """	user_event_gone(ue);
 	mutex_unlock""")
-c1a = rep(c1a, 'if (refcount_dec_and_test(&ue->refs) && !ue->persist)',
-          'if (refcount_dec_and_test(&ue->refs))')
 c1a = rep(c1a, '/* A persistent or still enabled event may have none */',
           '/* A still enabled event may have none */')
 c1a = rep(c1a, """/* A non-persistent event that nothing refers to or uses: due for deletion */
