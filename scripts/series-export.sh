@@ -130,6 +130,10 @@ check_series() {
 	# One series-check at a time (build.sh locks $obj itself).
 	exec 7>"$BUILD/series-check.lock"
 	flock 7
+	# A worktree of an earlier build/base (made again since) is stale
+	if [ -e "$wt/.git" ] && ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$wt"
+	fi
 	if [ ! -e "$wt/.git" ]; then
 		git -C "$BASE" worktree prune
 		git -C "$BASE" worktree add -q --detach "$wt" "$FROM"

@@ -150,6 +150,7 @@ struct user_event_group {
 	u64			multi_id;
 	unsigned long		changes;
 	wait_queue_head_t	wait;
+	struct inode		*inodes[3];
 	struct list_head	list;
 };
 
@@ -1139,20 +1140,32 @@ static struct user_event_group *user_event_group_find(struct trace_array *tr)
 
 /*
  * The group of a file's instance @tr (NULL: the top level), whose
- * reference tracing_check_open_get_tr() took: it cannot be removed.
+ * reference tracing_check_open_get_tr() took: it cannot be removed.  The
+ * file @inode must be one of the group's own: a file of a removed
+ * instance, still reachable (an O_PATH descriptor, a bind mount), whose
+ * trace_array a new instance reuses, must not open the new one's group.
  */
-static struct user_event_group *user_event_group_of(struct trace_array *tr)
+static struct user_event_group *user_event_group_of(struct trace_array *tr,
+						    struct inode *inode)
 {
+	struct user_event_group *group;
+	unsigned int i;
+
 	if (!tr)
 		return &user_event_global;
 
 	guard(mutex)(&event_mutex);
-	return user_event_group_find(tr);
+	group = user_event_group_find(tr);
+	for (i = 0; group && i < ARRAY_SIZE(group->inodes); i++)
+		if (group->inodes[i] == inode)
+			return group;
+	return NULL;
 }
 
-/* Open a file of the group of instance @tr: the group, with @tr held */
-static struct user_event_group *user_event_group_open(struct trace_array *tr)
+/* Open a group's file @inode: the group, with its instance held */
+static struct user_event_group *user_event_group_open(struct inode *inode)
 {
+	struct trace_array *tr = inode->i_private;
 	struct user_event_group *group;
 	int ret;
 
@@ -1160,7 +1173,7 @@ static struct user_event_group *user_event_group_open(struct trace_array *tr)
 	if (ret)
 		return ERR_PTR(ret);
 
-	group = user_event_group_of(tr);
+	group = user_event_group_of(tr, inode);
 	if (!group) {
 		trace_array_put(tr);
 		return ERR_PTR(-ENODEV);
@@ -1180,7 +1193,7 @@ static int user_events_open(struct inode *inode, struct file *file)
 	struct user_event_group *group;
 	struct user_event_file *uf;
 
-	group = user_event_group_open(inode->i_private);
+	group = user_event_group_open(inode);
 	if (IS_ERR(group))
 		return PTR_ERR(group);
 
@@ -1768,7 +1781,7 @@ static int user_events_status_open(struct inode *inode, struct file *file)
 	struct user_event_status *us;
 	int ret;
 
-	group = user_event_group_open(inode->i_private);
+	group = user_event_group_open(inode);
 	if (IS_ERR(group))
 		return PTR_ERR(group);
 
@@ -1845,7 +1858,7 @@ static bool user_event_group_name_ok(const char *name)
 	if (!strcmp(name, "multi") || str_has_prefix(name, "multi_"))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && name[i] != '_')
+		if (!(isascii(name[i]) && isalnum(name[i])) && name[i] != '_')
 			return false;
 	return true;
 }
@@ -1893,7 +1906,7 @@ static int user_events_max_open(struct inode *inode, struct file *file)
 {
 	struct user_event_group *group;
 
-	group = user_event_group_open(inode->i_private);
+	group = user_event_group_open(inode);
 	if (IS_ERR(group))
 		return PTR_ERR(group);
 	file->private_data = group;
@@ -1919,6 +1932,7 @@ static void user_event_group_create(struct trace_array *tr)
 {
 	struct user_event_group *group;
 	struct dentry *d[3] = {};
+	unsigned int i;
 
 	lockdep_assert_held(&event_mutex);
 
@@ -1948,6 +1962,8 @@ static void user_event_group_create(struct trace_array *tr)
 				 tr->dir, tr, &user_events_max_fops);
 	if (!d[0] || !d[1] || !d[2])
 		goto err;
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		group->inodes[i] = d_inode(d[i]);
 
 	list_add_tail(&group->list, &user_event_groups);
 	return;
@@ -1962,7 +1978,10 @@ err:
 
 /*
  * An instance whose group has events cannot go (its open files hold the
- * instance already).  Unused events are deleted first.
+ * instance already).  Called with trace_types_lock held, which deleting
+ * an event takes: an unused event that a tool or an eprobe held is left
+ * to the reap work, which deletes it within USER_EVENT_REAP_POLL, and
+ * keeps the instance busy until then.
  */
 static bool user_event_group_busy(struct trace_array *tr)
 {
@@ -1970,7 +1989,8 @@ static bool user_event_group_busy(struct trace_array *tr)
 
 	if (!group)
 		return false;
-	user_event_reap_group(group);
+	if (group->count)
+		mod_delayed_work(system_wq, &user_event_reap_work, 0);
 	return group->count;
 }
 

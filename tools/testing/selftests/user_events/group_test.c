@@ -128,6 +128,15 @@ static bool has_field(const char *sys, const char *name, const char *field)
 
 static void cleanup(void)
 {
+	char name[64];
+	int i;
+
+	ue_dyn_cmd("-:" UE_PREFIX "gr_ep\n");
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), GB "_%d", i);
+		grmdir(name);
+	}
+	grmdir("selftest_g\xe9");
 	ue_cleanup_sys(SYS_A, EV);
 	ue_cleanup_sys(SYS_B, EV);
 	ue_cleanup(EV);
@@ -464,6 +473,102 @@ TEST_F_TIMEOUT(group, rmdir_busy, TIMEOUT)
 
 	EXPECT_STREQ("\nActive: 0\nBusy: 0\n", status);
 	free(status);
+}
+
+/*
+ * The events a tool or an eprobe held after their last reference went
+ * are deleted by the reap work, not by rmdir (which holds the trace
+ * core's locks that deleting an event takes): rmdir fails with EBUSY
+ * until the reap work ran, then succeeds, and never hangs.
+ */
+TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	static __u32 w;
+	int fa, ret = -EBUSY, i;
+
+	/* Enabled when its registration goes; disabled right before rmdir */
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ue_reg(fa, EV " u32 a", &w, 0, NULL));
+	ASSERT_EQ(0, ue_enable_sys(SYS_A, EV, true));
+	ASSERT_EQ(0, ue_unreg(fa, &w, 0));
+	close(fa);
+	EXPECT_TRUE(ue_event_exists(SYS_A, EV));
+	ASSERT_EQ(0, ue_enable_sys(SYS_A, EV, false));
+	for (i = 0; i < 5000 && ret == -EBUSY; i++) {
+		ret = grmdir(GA);
+		if (ret == -EBUSY)
+			usleep(1000);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_FALSE(ue_exists(gpath(path, GA, NULL)));
+
+	/* Held by an eprobe that is removed right before rmdir */
+	ASSERT_EQ(0, gmkdir(GA));
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, ue_reg(fa, EV " u32 a", &w, 0, NULL));
+	ASSERT_EQ(0, ue_dyn_cmd("e:" UE_PREFIX "gr_ep " SYS_A "/" EV "\n"));
+	ASSERT_EQ(0, ue_unreg(fa, &w, 0));
+	close(fa);
+	EXPECT_TRUE(ue_event_exists(SYS_A, EV));
+	ASSERT_EQ(0, ue_dyn_cmd("-:" UE_PREFIX "gr_ep\n"));
+	ret = -EBUSY;
+	for (i = 0; i < 5000 && ret == -EBUSY; i++) {
+		ret = grmdir(GA);
+		if (ret == -EBUSY)
+			usleep(1000);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_FALSE(ue_exists(gpath(path, GA, NULL)));
+	ASSERT_EQ(0, gmkdir(GA));
+}
+
+/*
+ * A file of a removed instance that is still reachable (an O_PATH
+ * descriptor here, a bind mount in a container) opens nothing, also once
+ * other instances come and go and one may reuse the removed one's memory.
+ */
+TEST_F_TIMEOUT(group, stale_file_of_removed_instance, TIMEOUT)
+{
+	char path[UE_PATH_MAX], name[64];
+	int fp, fd, i, opened = 0;
+
+	fp = open(gpath(path, GA, "user_events_data"), O_PATH);
+	ASSERT_LE(0, fp);
+	ASSERT_EQ(0, grmdir(GA));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fp);
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), GB "_%d", i % 4);
+		if (i >= 4)
+			grmdir(name);
+		gmkdir(name);
+		fd = open(path, O_RDWR);
+		if (fd >= 0) {
+			opened++;
+			close(fd);
+		}
+	}
+	EXPECT_EQ(0, opened);
+	for (i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), GB "_%d", i);
+		grmdir(name);
+	}
+	close(fp);
+	ASSERT_EQ(0, gmkdir(GA));
+}
+
+/* Only ASCII letters, digits and '_' make a group name */
+TEST_F_TIMEOUT(group, latin1_name_has_no_group, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	const char *name = "selftest_g\xe9";
+
+	grmdir(name);
+	ASSERT_EQ(0, gmkdir(name));
+	EXPECT_FALSE(ue_exists(gpath(path, name, "user_events_data")));
+	EXPECT_EQ(0, grmdir(name));
 }
 
 static short poll_now(int fd)
