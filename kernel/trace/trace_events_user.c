@@ -137,6 +137,7 @@ struct user_event_refs {
  * @multi_id:	id of its next multi-format event (event_mutex)
  * @changes:	counts creations and deletions of its events (event_mutex)
  * @wait:	pollers of its user_events_status
+ * @inodes:	its files in @tr's directory (an open checks it is one)
  * @list:	in user_event_groups (event_mutex)
  */
 struct user_event_group {
