@@ -438,10 +438,18 @@ def cut(s, first, upto):
 
 
 # ---- s1b: no user_events_status file ------------------------------------
-c1b = cut(c1, '/*\n * user_events_status\n */\n', 'static struct ctl_table user_event_sysctls[] = {')
+c1b = cut(c1, '/*\n * user_events_status\n */\n',
+          '/*\n * Groups of instances: instances/NAME/user_events_{data,status,max}\n */\n')
 c1b = rep(c1b, """			       NULL, &user_events_data_fops) ||
 	    !trace_create_file("user_events_status", TRACE_MODE_READ, NULL,
 			       NULL, &user_events_status_fops))""", """			       NULL, &user_events_data_fops))""")
+c1b = rep(c1b, """	d[1] = trace_create_file("user_events_status", TRACE_MODE_READ,
+				 tr->dir, tr, &user_events_status_fops);
+""", "")
+c1b = rep(c1b, """	if (!d[0] || !d[1] || !d[2])""", """	if (!d[0] || !d[2])""")
+c1b = rep(c1b, """	for (i = 0; i < ARRAY_SIZE(d); i++)
+		group->inodes[i] = d_inode(d[i]);""", """	for (i = 0; i < ARRAY_SIZE(d); i++)
+		group->inodes[i] = d[i] ? d_inode(d[i]) : NULL;""")
 wr('s1b', C, c1b)
 
 # ---- s1a: no dynamic_events (nor persistent events, which come with it) --
