@@ -248,16 +248,13 @@ static void user_event_hold(struct user_event *ue)
 /**
  * user_event_bits_put - drop a registration's reference on its event
  * @bits:	the event's bits
- * @locked:	event_mutex is held
+ *
+ * Must not be called with event_mutex held: the last reference of a
+ * non-persistent event deletes it.
  */
-void user_event_bits_put(struct user_event_bits *bits, bool locked)
+void user_event_bits_put(struct user_event_bits *bits)
 {
-	struct user_event *ue = container_of(bits, struct user_event, bits);
-
-	if (locked)
-		user_event_put_locked(ue);
-	else
-		user_event_put(ue);
+	user_event_put(container_of(bits, struct user_event, bits));
 }
 
 /* A non-persistent event that nothing refers to or uses: due for deletion */

@@ -120,7 +120,7 @@ static struct kmem_cache *user_event_enabler_cache;
 static struct workqueue_struct *user_event_mm_wq;
 static unsigned int user_events_max_enablers = 65536;
 
-/* mms whose registrations could not be dropped with event_mutex at hand */
+/* Gone mms whose enablers hold events' last references */
 static LLIST_HEAD(user_event_mm_dead);
 static atomic_t user_event_mm_dying = ATOMIC_INIT(0);
 static void user_event_mm_reap(struct work_struct *work);
@@ -619,9 +619,9 @@ static void user_event_enabler_unlink(struct user_event_enabler *e)
 	mutex_unlock(&e->bits->lock);
 }
 
-static void user_event_enabler_free(struct user_event_enabler *e, bool locked)
+static void user_event_enabler_free(struct user_event_enabler *e)
 {
-	user_event_bits_put(e->bits, locked);
+	user_event_bits_put(e->bits);
 	kmem_cache_free(user_event_enabler_cache, e);
 }
 
@@ -793,7 +793,7 @@ int user_event_enabler_remove(unsigned long addr, u8 bit)
 
 	if (!e)
 		return -ENOENT;
-	user_event_enabler_free(e, false);
+	user_event_enabler_free(e);
 	return 0;
 }
 
@@ -943,13 +943,13 @@ out:
 	return f.ret;
 }
 
-/* Drop the last references of a gone mm and free it; event_mutex if @locked */
-static void user_event_mm_free(struct user_event_mm *uemm, bool locked)
+/* Drop the last references of a gone mm and free it */
+static void user_event_mm_free(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e, *tmp;
 
 	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link)
-		user_event_enabler_free(e, locked);
+		user_event_enabler_free(e);
 	kfree(uemm);
 }
 
@@ -960,7 +960,7 @@ static void user_event_mm_reap(struct work_struct *work)
 
 	dead = llist_del_all(&user_event_mm_dead);
 	llist_for_each_entry_safe(uemm, tmp, dead, dead) {
-		user_event_mm_free(uemm, false);
+		user_event_mm_free(uemm);
 		atomic_dec(&user_event_mm_dying);
 	}
 }
@@ -968,8 +968,8 @@ static void user_event_mm_reap(struct work_struct *work)
 /**
  * user_event_mm_flush - finish dropping the registrations of gone mms
  *
- * An mm that went while event_mutex was taken (__mmput() can run with it
- * held) left its references to be dropped by a work item.  Whoever is
+ * An mm whose enablers held the last references of events left them to
+ * be dropped by a work item (__mmput() takes no event lock).  Whoever is
  * about to look at events' references waits for that first, so that the
  * exit of a registrant is complete once its parent has reaped it (unless
  * something outside user_events, a /proc reader say, held the mm's users
@@ -1031,19 +1031,19 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	}
 
 	/*
-	 * The last reference of an event deletes it, under event_mutex.
-	 * __mmput() can run with event_mutex held (uprobes drop mm
-	 * references while registering), and so can its callers' callers:
-	 * never wait for it here.
+	 * The last reference of an event deletes it, under event_mutex and
+	 * then the trace core's locks.  __mmput() runs wherever an mm's last
+	 * user lets go, and that may hold any of them: uprobes drop mm
+	 * references under event_mutex, and a trace reader that prints a
+	 * user stack drops the recorded task's mm with trace_event_sem held.
+	 * So nothing below __mmput() takes event_mutex or a lock inside it,
+	 * not even with a trylock: the last references go to the work, which
+	 * DIAG_IOCSREG, DIAG_IOCSDEL and the status file wait for
+	 * (user_event_mm_flush()).
 	 */
-	if (mutex_trylock(&event_mutex)) {
-		user_event_mm_free(uemm, true);
-		mutex_unlock(&event_mutex);
-	} else {
-		atomic_inc(&user_event_mm_dying);
-		llist_add(&uemm->dead, &user_event_mm_dead);
-		schedule_work(&user_event_mm_reap_work);
-	}
+	atomic_inc(&user_event_mm_dying);
+	llist_add(&uemm->dead, &user_event_mm_dead);
+	schedule_work(&user_event_mm_reap_work);
 }
 
 static struct ctl_table user_event_mm_sysctls[] = {

@@ -66,6 +66,6 @@ static inline bool user_event_bits_put_unless_last(struct user_event_bits *bits)
 }
 
 /* The core's side: drop a registration's reference, the last one too */
-void user_event_bits_put(struct user_event_bits *bits, bool locked);
+void user_event_bits_put(struct user_event_bits *bits);
 
 #endif /* _TRACE_EVENTS_USER_MM_H */
