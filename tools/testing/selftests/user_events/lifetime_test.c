@@ -12,6 +12,8 @@
  * line that names what keeps a busy event; unknown flags.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +46,16 @@
 #define EV_FLAGS	UE_PREFIX "lt_flags"
 #define EV_EPROBE	UE_PREFIX "lt_eprobe"
 #define EPROBE		UE_PREFIX "lt_ep"	/* an eprobe on EV_EPROBE */
+#define EV_USTK		UE_PREFIX "lt_ustk"
 
 #define PERF_PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
 #define NR_CYCLES	10000
 #define NR_DEL_TRIES	1000
 #define NR_COST		64
+#define NR_USTK_ROUNDS	20
+#define NR_USTK_RECORDS	1000
+#define NR_USTK_PROCS	6
 
 /*
  * What the 10 000 cycles may leave in slab memory once caches are shrunk
@@ -68,7 +74,7 @@
 static const char * const events[] = {
 	EV_CYCLE, EV_DEL, EV_HOLD, EV_CHILD, EV_PERF, EV_TOOL, EV_BUSY,
 	EV_CAP_P, EV_CAP_PM, EV_CAP_M, EV_CAP_D, EV_CAP_DM, EV_CAP_E,
-	EV_CAP_U, EV_MF, EV_FLAGS, EV_EPROBE,
+	EV_CAP_U, EV_MF, EV_FLAGS, EV_EPROBE, EV_USTK,
 };
 
 /* Disable and delete @name and every multi-format tracepoint of it */
@@ -1139,6 +1145,137 @@ TEST_F_TIMEOUT(life, unknown_flags_then_retry, TIMEOUT)
 	close(self->fd);
 	self->fd = -1;
 	EXPECT_FALSE(event_left(EV_FLAGS));
+}
+
+/* Read trace_pipe until killed, throwing the text away */
+static void drain_trace_pipe(void)
+{
+	char path[UE_PATH_MAX], buf[4096];
+	int fd = open(ue_path(path, "trace_pipe"), O_RDONLY);
+
+	if (fd < 0)
+		_exit(10);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * Write the records @depth calls down, so that each has a user stack of
+ * that many frames more for the reader to print (the test is built with
+ * frame pointers, which the kernel's user stack walk follows).
+ */
+static __attribute__((noinline)) int ustk_write(int fd, int idx, int depth)
+{
+	__u32 n;
+	int ret;
+
+	if (depth) {
+		ret = ustk_write(fd, idx, depth - 1);
+		/* Not a tail call: keep this frame on the stack */
+		__asm__ volatile("" ::: "memory");
+		return ret;
+	}
+	for (n = 0; n < NR_USTK_RECORDS; n++)
+		if (ue_emit(fd, idx, &n, sizeof(n)) != sizeof(idx) + sizeof(n))
+			return -1;
+	return 0;
+}
+
+/*
+ * A registrant of EV_USTK: once @go says so, write NR_USTK_RECORDS
+ * records while the event is on, close its file, say so on @done, and
+ * exit as soon as the event is off again.
+ */
+static void ustk_child(int go, int done)
+{
+	int fd, idx = 0, i;
+	char c;
+
+	fd = ue_open();
+	if (fd < 0 || ue_reg(fd, EV_USTK " u32 n", &enable_word, 0, &idx))
+		_exit(10);
+	if (write(done, "r", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(11);
+	if (ue_word_wait(&enable_word, 1, 60000) != 1)
+		_exit(12);
+	if (ustk_write(fd, idx, 6))
+		_exit(13);
+	/* The registration alone holds the event now: the mm drops it */
+	close(fd);
+	if (write(done, "w", 1) != 1)
+		_exit(14);
+	for (i = 0; i < 60000 && __atomic_load_n(&enable_word,
+						  __ATOMIC_SEQ_CST); i++)
+		usleep(100);
+	_exit(0);
+}
+
+/*
+ * With the userstacktrace and sym-userobj options set, a trace reader
+ * holds each recorded task's mm while it prints the record's user stack,
+ * with the trace core's trace_event_sem held for reading.  A registrant
+ * that exits meanwhile leaves its mm's last user to the reader, and the
+ * reader's mmput() drops the mm's registrations: if that dropped an
+ * event's last reference there, deleting the event would wait for
+ * trace_event_sem under event_mutex, and the reader, every later
+ * registration and every tracing write with it, would hang.  In each
+ * round registrants write records with user stacks and exit, their
+ * event off by then, while a reader prints them: every round must end
+ * and the event must go each time.
+ */
+TEST_F_TIMEOUT(life, exit_while_reader_prints_user_stacks, TIMEOUT)
+{
+	int status = 0, round, go[2], done[2], i;
+	pid_t reader, pids[NR_USTK_PROCS];
+	char path[UE_PATH_MAX], c;
+
+	ASSERT_EQ(0, ue_trace_clear());
+	ASSERT_EQ(0, ue_write_str(ue_path(path, "options/userstacktrace"),
+				  "1"));
+	ASSERT_EQ(0, ue_write_str(ue_path(path, "options/sym-userobj"), "1"));
+	reader = ue_fork();
+	ASSERT_LE(0, reader);
+	if (reader == 0)
+		drain_trace_pipe();
+
+	for (round = 0; round < NR_USTK_ROUNDS; round++) {
+		ASSERT_EQ(0, pipe(go));
+		ASSERT_EQ(0, pipe(done));
+		for (i = 0; i < NR_USTK_PROCS; i++) {
+			pids[i] = ue_fork();
+			ASSERT_LE(0, pids[i]);
+			if (pids[i] == 0)
+				ustk_child(go[0], done[1]);
+		}
+		for (i = 0; i < NR_USTK_PROCS; i++)
+			ASSERT_EQ(1, read(done[0], &c, 1)) TH_LOG("round %d", round);
+		ASSERT_EQ(0, ue_enable(EV_USTK, true));
+		for (i = 0; i < NR_USTK_PROCS; i++)
+			ASSERT_EQ(1, write(go[1], "g", 1));
+		for (i = 0; i < NR_USTK_PROCS; i++)
+			ASSERT_EQ(1, read(done[0], &c, 1)) TH_LOG("round %d", round);
+		/* They exit while the reader still prints their records */
+		ASSERT_EQ(0, ue_enable(EV_USTK, false));
+		for (i = 0; i < NR_USTK_PROCS; i++) {
+			ASSERT_EQ(0, ue_wait_child(pids[i], 120000, &status))
+				TH_LOG("round %d: a registrant did not finish",
+				       round);
+			ASSERT_EQ(0, ue_exit_code(status)) TH_LOG("round %d", round);
+		}
+		ASSERT_TRUE(ue_wait_gone(NULL, EV_USTK, 120000))
+			TH_LOG("round %d: the event stayed", round);
+		close(go[0]);
+		close(go[1]);
+		close(done[0]);
+		close(done[1]);
+	}
+
+	kill(reader, SIGKILL);
+	ASSERT_EQ(0, ue_wait_child(reader, 120000, &status));
+	ue_write_str(ue_path(path, "options/sym-userobj"), "0");
+	ue_write_str(ue_path(path, "options/userstacktrace"), "0");
+	EXPECT_FALSE(event_left(EV_USTK));
 }
 
 TEST_HARNESS_MAIN
