@@ -6,6 +6,9 @@
  *
  * Every helper returns 0 or a negative errno and never exits, so that a
  * test decides with ASSERT_*() / EXPECT_*() / SKIP() what a failure means.
+ *
+ * tracefs_enabled() and tracefs_unmount() serve other tracing selftests
+ * (ring-buffer) that need tracefs at /sys/kernel/tracing.
  */
 #ifndef _USER_EVENTS_SELFTESTS_H
 #define _USER_EVENTS_SELFTESTS_H
@@ -48,6 +51,8 @@
 /* Names of every test event start with this, so leftovers are recognisable */
 #define UE_PREFIX	"__self_"
 
+#define UE_TRACEFS_ROOT	"/sys/kernel/tracing"
+
 static char ue_tracefs[UE_PATH_MAX];
 
 /* Format a path below the tracefs mount into @buf. */
@@ -72,6 +77,51 @@ static inline bool ue_exists(const char *path)
 }
 
 /*
+ * Make tracefs usable at /sys/kernel/tracing: true when it is, after
+ * mounting it there if it was not (then *@umount is set, and
+ * tracefs_unmount() undoes the mount).  Otherwise false, with the reason
+ * in *@message and *@fail set if setting tracefs up failed (clear when
+ * the kernel or the system has no tracefs to give: a reason to skip).
+ */
+static inline bool tracefs_enabled(char **message, bool *fail, bool *umount)
+{
+	static char why[128];
+	int err;
+
+	*message = "";
+	*fail = false;
+	*umount = false;
+	if (ue_exists(UE_TRACEFS_ROOT "/trace"))
+		return true;
+	if (!ue_exists(UE_TRACEFS_ROOT)) {
+		*message = "no " UE_TRACEFS_ROOT " to mount tracefs on";
+		return false;
+	}
+	if (mount("nodev", UE_TRACEFS_ROOT, "tracefs", 0, NULL)) {
+		err = errno;
+		if (err == EBUSY)
+			return true;
+		snprintf(why, sizeof(why),
+			 "tracefs cannot be mounted at %s (CONFIG_TRACING?): %s",
+			 UE_TRACEFS_ROOT, strerror(err));
+		*message = why;
+		*fail = err != ENODEV;
+		return false;
+	}
+	*umount = true;
+	return true;
+}
+
+/*
+ * Undo the mount of tracefs_enabled() (when it set *umount); 0 or -errno.
+ * Lazily: the caller may still have files of it open or mapped.
+ */
+static inline int tracefs_unmount(void)
+{
+	return umount2(UE_TRACEFS_ROOT, MNT_DETACH) ? -errno : 0;
+}
+
+/*
  * Find tracefs (mount it at /sys/kernel/tracing when it is not mounted
  * anywhere) and check that the kernel has user_events.  Returns NULL when
  * the tests can run, otherwise the reason to skip them.
@@ -79,9 +129,10 @@ static inline bool ue_exists(const char *path)
 static inline const char *ue_setup(void)
 {
 	static const char * const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+		UE_TRACEFS_ROOT, "/sys/kernel/debug/tracing",
 	};
-	char path[UE_PATH_MAX];
+	char path[UE_PATH_MAX], *why;
+	bool fail, umount;
 	unsigned int i;
 
 	if (geteuid() != 0)
@@ -97,11 +148,8 @@ static inline const char *ue_setup(void)
 	}
 
 	if (!ue_tracefs[0]) {
-		if (!ue_exists(dirs[0]))
-			return "no /sys/kernel/tracing to mount tracefs on";
-		if (mount("nodev", dirs[0], "tracefs", 0, NULL) &&
-		    errno != EBUSY)
-			return "tracefs cannot be mounted (CONFIG_TRACING?)";
+		if (!tracefs_enabled(&why, &fail, &umount))
+			return why;
 		snprintf(ue_tracefs, sizeof(ue_tracefs), "%s", dirs[0]);
 	}
 
