@@ -36,6 +36,7 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "user_events_status.h"
 
 #define TIMEOUT		600
 #define EV_PREFIX	"__mm_"
