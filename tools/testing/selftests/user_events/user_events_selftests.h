@@ -48,6 +48,9 @@
 /* Names of every test event start with this, so leftovers are recognisable */
 #define UE_PREFIX	"__self_"
 
+/* A user address no process can have: the start of the kernel mapping */
+#define UE_KERNEL_ADDR	0xffffffff81000000ULL
+
 #define UE_TRACEFS_ROOT	"/sys/kernel/tracing"
 
 static char ue_tracefs[UE_PATH_MAX];
@@ -329,6 +332,30 @@ static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
 			 int *idx)
 {
 	return ue_reg_flags(fd, cmd, 0, word, sizeof(*word), bit, idx);
+}
+
+/* DIAG_IOCSREG of @reg as it is; 0 or -errno. */
+static inline int ue_reg_raw(int fd, struct user_reg *reg)
+{
+	return ioctl(fd, DIAG_IOCSREG, reg) ? -errno : 0;
+}
+
+/*
+ * A valid command of exactly @len characters (and its NUL) for event
+ * @name: the name and then "u32 fNNN;" fields, the last one's name
+ * stretched to fit.
+ */
+static inline void ue_long_cmd(char *buf, const char *name, int len)
+{
+	int pos, i = 0;
+
+	pos = sprintf(buf, "%s ", name);
+	while (len - pos > 24)
+		pos += sprintf(buf + pos, "u32 f%03d;", i++);
+	pos += sprintf(buf + pos, "u32 ");
+	while (pos < len)
+		buf[pos++] = 'z';
+	buf[pos] = '\0';
 }
 
 static inline int ue_unreg(int fd, void *addr, int bit)
