@@ -14,7 +14,22 @@ pins() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 [ -w $ML ] && { echo scan >$ML; echo clear >$ML; }
 
 cd "$KSFT" || exit 1
+# The default set, as run_tests and a CI farm run it
 ./run_kselftest.sh 2>&1 | tee $R/kselftest.ktap
+
+# The extended tests (TEST_GEN_PROGS_EXTENDED, TEST_PROGS_EXTENDED: fuzz,
+# stress, fault injection and the tracing tools) are installed beside the
+# default set but not listed in kselftest-list.txt: every *_test and
+# *_test.sh there that the list does not name.  The kselftest runner runs
+# them as it runs the others, so that their KTAP nests the same way.
+extended=
+for t in user_events/*_test user_events/*_test.sh; do
+	[ -x "$t" ] || continue
+	grep -qx "user_events:${t##*/}" kselftest-list.txt || extended="$extended ${t##*/}"
+done
+# shellcheck disable=SC2086,SC2034,SC1091 # one word per test; runner.sh reads BASE_DIR
+(BASE_DIR=$PWD && . ./kselftest/runner.sh && cd user_events && run_many $extended) 2>&1 |
+	tee -a $R/kselftest.ktap
 
 # The tracing tools of the host start on this kernel and see its events.
 tool() {

@@ -15,6 +15,8 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "user_events_format.h"
+#include "user_events_status.h"
 
 #define TIMEOUT		300
 

@@ -26,6 +26,7 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "user_events_format.h"
 
 #define TIMEOUT		900
 #define MAX_POINTS	2000

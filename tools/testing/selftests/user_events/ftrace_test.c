@@ -20,6 +20,8 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "user_events_format.h"
+#include "user_events_status.h"
 
 #define EV_STATUS	UE_PREFIX "ft_status"
 #define EV_BIT		UE_PREFIX "ft_bit"

@@ -50,8 +50,6 @@
 #define MAX_ENABLERS	512
 #define MAX_IDX		64
 
-#define KERNEL_ADDR	0xffffffff81000000ULL
-
 /*
  * Holes at fixed low addresses, far below where mmap() places things, so
  * that no later mapping fills them: a page never mapped, the page whose
@@ -487,7 +485,7 @@ static unsigned long gen_addr(int size, int *kind, bool *arena_word)
 		return 0;
 	case 78 ... 80:
 		*kind = A_EARLY;
-		return rn(2) ? KERNEL_ADDR : NONCANON_ADDR;
+		return rn(2) ? UE_KERNEL_ADDR : NONCANON_ADDR;
 	case 81 ... 84:
 		*kind = A_LATE;
 		return (unsigned long)g.ro + slot * 8;
@@ -583,7 +581,7 @@ static void op_reg(struct __test_metadata *_metadata)
 	} else if (cmd_kind < 97) {
 		cmdp = NULL;
 	} else if (cmd_kind < 98) {
-		cmdp = (const char *)(uintptr_t)KERNEL_ADDR;
+		cmdp = (const char *)(uintptr_t)UE_KERNEL_ADDR;
 	} else {
 		cmdp = g.cmd_tail;
 	}
@@ -997,7 +995,7 @@ static void op_write(struct __test_metadata *_metadata)
 		x.err = EFAULT;
 	} else if (kind >= 90 && kind < 92) {
 		/* a kernel pointer: refused before the call */
-		iov[nr].iov_base = (void *)(uintptr_t)KERNEL_ADDR;
+		iov[nr].iov_base = (void *)(uintptr_t)UE_KERNEL_ADDR;
 		iov[nr].iov_len = 1 + rn(64);
 		nr++;
 		x.err = EFAULT;

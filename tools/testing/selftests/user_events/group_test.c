@@ -31,6 +31,7 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "user_events_status.h"
 
 #define TIMEOUT		300
 

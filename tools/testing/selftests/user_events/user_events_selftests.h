@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the user_events selftests: finding (or mounting)
- * tracefs, reading and writing its files, registering and deleting events,
- * parsing an event's format file and building records that follow it.
+ * tracefs, reading and writing its files, registering, unregistering and
+ * deleting events, enabling them, reading the trace file, and child
+ * processes that cannot outlive the test.
  *
  * Every helper returns 0 or a negative errno and never exits, so that a
  * test decides with ASSERT_*() / EXPECT_*() / SKIP() what a failure means.
+ *
+ * tracefs_enabled() and tracefs_unmount() serve other tracing selftests
+ * (ring-buffer) that need tracefs at /sys/kernel/tracing.
  */
 #ifndef _USER_EVENTS_SELFTESTS_H
 #define _USER_EVENTS_SELFTESTS_H
@@ -14,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -32,8 +35,6 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
-#include <linux/perf_event.h>
 #include <linux/user_events.h>
 
 #ifndef ARRAY_SIZE
@@ -43,10 +44,14 @@
 #define UE_PATH_MAX	512
 #define UE_CMD_MAX	512	/* name, fields and NUL */
 #define UE_HDR_SIZE	8	/* struct trace_entry before the first field */
-#define UE_MAX_FIELDS	64
 
 /* Names of every test event start with this, so leftovers are recognisable */
 #define UE_PREFIX	"__self_"
+
+/* A user address no process can have: the start of the kernel mapping */
+#define UE_KERNEL_ADDR	0xffffffff81000000ULL
+
+#define UE_TRACEFS_ROOT	"/sys/kernel/tracing"
 
 static char ue_tracefs[UE_PATH_MAX];
 
@@ -72,6 +77,51 @@ static inline bool ue_exists(const char *path)
 }
 
 /*
+ * Make tracefs usable at /sys/kernel/tracing: true when it is, after
+ * mounting it there if it was not (then *@umount is set, and
+ * tracefs_unmount() undoes the mount).  Otherwise false, with the reason
+ * in *@message and *@fail set if setting tracefs up failed (clear when
+ * the kernel or the system has no tracefs to give: a reason to skip).
+ */
+static inline bool tracefs_enabled(char **message, bool *fail, bool *umount)
+{
+	static char why[128];
+	int err;
+
+	*message = "";
+	*fail = false;
+	*umount = false;
+	if (ue_exists(UE_TRACEFS_ROOT "/trace"))
+		return true;
+	if (!ue_exists(UE_TRACEFS_ROOT)) {
+		*message = "no " UE_TRACEFS_ROOT " to mount tracefs on";
+		return false;
+	}
+	if (mount("nodev", UE_TRACEFS_ROOT, "tracefs", 0, NULL)) {
+		err = errno;
+		if (err == EBUSY)
+			return true;
+		snprintf(why, sizeof(why),
+			 "tracefs cannot be mounted at %s (CONFIG_TRACING?): %s",
+			 UE_TRACEFS_ROOT, strerror(err));
+		*message = why;
+		*fail = err != ENODEV;
+		return false;
+	}
+	*umount = true;
+	return true;
+}
+
+/*
+ * Undo the mount of tracefs_enabled() (when it set *umount); 0 or -errno.
+ * Lazily: the caller may still have files of it open or mapped.
+ */
+static inline int tracefs_unmount(void)
+{
+	return umount2(UE_TRACEFS_ROOT, MNT_DETACH) ? -errno : 0;
+}
+
+/*
  * Find tracefs (mount it at /sys/kernel/tracing when it is not mounted
  * anywhere) and check that the kernel has user_events.  Returns NULL when
  * the tests can run, otherwise the reason to skip them.
@@ -79,9 +129,10 @@ static inline bool ue_exists(const char *path)
 static inline const char *ue_setup(void)
 {
 	static const char * const dirs[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+		UE_TRACEFS_ROOT, "/sys/kernel/debug/tracing",
 	};
-	char path[UE_PATH_MAX];
+	char path[UE_PATH_MAX], *why;
+	bool fail, umount;
 	unsigned int i;
 
 	if (geteuid() != 0)
@@ -97,11 +148,8 @@ static inline const char *ue_setup(void)
 	}
 
 	if (!ue_tracefs[0]) {
-		if (!ue_exists(dirs[0]))
-			return "no /sys/kernel/tracing to mount tracefs on";
-		if (mount("nodev", dirs[0], "tracefs", 0, NULL) &&
-		    errno != EBUSY)
-			return "tracefs cannot be mounted (CONFIG_TRACING?)";
+		if (!tracefs_enabled(&why, &fail, &umount))
+			return why;
 		snprintf(ue_tracefs, sizeof(ue_tracefs), "%s", dirs[0]);
 	}
 
@@ -286,6 +334,30 @@ static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
 	return ue_reg_flags(fd, cmd, 0, word, sizeof(*word), bit, idx);
 }
 
+/* DIAG_IOCSREG of @reg as it is; 0 or -errno. */
+static inline int ue_reg_raw(int fd, struct user_reg *reg)
+{
+	return ioctl(fd, DIAG_IOCSREG, reg) ? -errno : 0;
+}
+
+/*
+ * A valid command of exactly @len characters (and its NUL) for event
+ * @name: the name and then "u32 fNNN;" fields, the last one's name
+ * stretched to fit.
+ */
+static inline void ue_long_cmd(char *buf, const char *name, int len)
+{
+	int pos, i = 0;
+
+	pos = sprintf(buf, "%s ", name);
+	while (len - pos > 24)
+		pos += sprintf(buf + pos, "u32 f%03d;", i++);
+	pos += sprintf(buf + pos, "u32 ");
+	while (pos < len)
+		buf[pos++] = 'z';
+	buf[pos] = '\0';
+}
+
 static inline int ue_unreg(int fd, void *addr, int bit)
 {
 	struct user_unreg unreg;
@@ -404,43 +476,6 @@ static inline int ue_enable(const char *name, bool on)
 	return ue_enable_sys(NULL, name, on);
 }
 
-static inline int ue_event_id(const char *sys, const char *name, long *id)
-{
-	char path[UE_PATH_MAX];
-
-	return ue_read_long(ue_evpath(path, sys, name, "id"), id);
-}
-
-/*
- * perf_event_open() of this task, any CPU, on tracepoint id @id: every
- * record as a raw sample.  The fd or -errno.
- */
-static inline int ue_perf_open_id(long id)
-{
-	struct perf_event_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	attr.sample_type = PERF_SAMPLE_RAW;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* ue_perf_open_id() on event @sys/@name (@sys NULL: user_events) */
-static inline int ue_perf_open(const char *sys, const char *name)
-{
-	long id;
-	int ret = ue_event_id(sys, name, &id);
-
-	return ret ? ret : ue_perf_open_id(id);
-}
-
 /*
  * Undo whatever an earlier, interrupted run may have left on event @name:
  * the enable, a filter, every trigger, then delete it (persistent events
@@ -483,260 +518,7 @@ static inline void ue_cleanup(const char *name)
 	ue_cleanup_sys(NULL, name);
 }
 
-/* --- user_events_status ------------------------------------------------ */
-
-/*
- * Copy the status line of event @name (the name and its comment, if
- * any) into @line.  Returns 0, or -ENOENT when the event is not listed.
- */
-static inline int ue_status_line(const char *name, char *line, size_t size)
-{
-	char *buf = ue_read_tracefs("user_events_status");
-	size_t nlen = strlen(name);
-	char *p, *eol;
-	int ret = -ENOENT;
-
-	if (!buf)
-		return -errno;
-	for (p = buf; *p; p = eol + 1) {
-		eol = strchrnul(p, '\n');
-		if (!strncmp(p, name, nlen) &&
-		    (p[nlen] == '\n' || p[nlen] == ' ' || p[nlen] == '\0')) {
-			snprintf(line, size, "%.*s", (int)(eol - p), p);
-			ret = 0;
-			break;
-		}
-		if (!*eol)
-			break;
-	}
-	free(buf);
-	return ret;
-}
-
-/* Read Active: and Busy: of user_events_status. */
-static inline int ue_status_counts(long *active, long *busy)
-{
-	char *buf = ue_read_tracefs("user_events_status");
-	char *a, *b;
-	int ret = -EINVAL;
-
-	if (!buf)
-		return -errno;
-	a = strstr(buf, "\nActive: ");
-	b = strstr(buf, "\nBusy: ");
-	if (!a && !strncmp(buf, "Active: ", 8))
-		a = buf - 1;
-	if (a && b) {
-		*active = strtol(a + 9, NULL, 10);
-		*busy = strtol(b + 7, NULL, 10);
-		ret = 0;
-	}
-	free(buf);
-	return ret;
-}
-
-/* --- format files -------------------------------------------------------- */
-
-struct ue_field {
-	char name[64];
-	char decl[160];		/* what follows "field:" up to the ';' */
-	int offset;
-	int size;
-	int is_signed;
-};
-
-struct ue_format {
-	int nr;			/* fields after the common_* ones */
-	int nr_common;
-	struct ue_field fields[UE_MAX_FIELDS];
-	char print_fmt[2048];
-};
-
-/*
- * Name of a declaration: its last identifier, after dropping an array
- * suffix ("char s[16]", "__rel_loc char s[]"); in "__data_loc char[] s"
- * the brackets belong to the type.
- */
-static inline void ue_decl_name(const char *decl, char *name, size_t size)
-{
-	const char *end = decl + strlen(decl);
-	const char *start;
-
-	while (end > decl && end[-1] == ' ')
-		end--;
-	if (end > decl && end[-1] == ']') {
-		while (end > decl && *end != '[')
-			end--;
-	}
-	while (end > decl && end[-1] == ' ')
-		end--;
-	start = end;
-	while (start > decl && (isalnum((unsigned char)start[-1]) ||
-				start[-1] == '_'))
-		start--;
-	snprintf(name, size, "%.*s", (int)(end - start), start);
-}
-
-/*
- * Parse events/@sys/@name/format.  Common fields (common_*) are counted in
- * nr_common and left out of fields[].  0 or -errno.
- */
-static inline int ue_format_read(const char *sys, const char *name,
-				 struct ue_format *fmt)
-{
-	char path[UE_PATH_MAX];
-	char *buf, *p, *eol, *semi, *q, *c;
-	struct ue_field *f;
-
-	memset(fmt, 0, sizeof(*fmt));
-	buf = ue_read_file(ue_evpath(path, sys, name, "format"));
-	if (!buf)
-		return -errno;
-
-	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
-		eol = strchrnul(p, '\n');
-		q = strstr(p, "print fmt: ");
-		if (q == p) {
-			snprintf(fmt->print_fmt, sizeof(fmt->print_fmt),
-				 "%.*s", (int)(eol - p - 11), p + 11);
-			continue;
-		}
-		q = strstr(p, "field:");
-		if (!q || q > eol)
-			continue;
-		q += 6;
-		semi = strchr(q, ';');
-		if (!semi || semi > eol)
-			continue;
-		c = strstr(q, " common_");
-		if (c && c < semi) {
-			fmt->nr_common++;
-			continue;
-		}
-		if (fmt->nr == UE_MAX_FIELDS)
-			break;
-		f = &fmt->fields[fmt->nr++];
-		snprintf(f->decl, sizeof(f->decl), "%.*s", (int)(semi - q), q);
-		ue_decl_name(f->decl, f->name, sizeof(f->name));
-		q = strstr(semi, "offset:");
-		f->offset = q && q < eol ? atoi(q + 7) : -1;
-		q = strstr(semi, "size:");
-		f->size = q && q < eol ? atoi(q + 5) : -1;
-		q = strstr(semi, "signed:");
-		f->is_signed = q && q < eol ? atoi(q + 7) : -1;
-	}
-	free(buf);
-	return 0;
-}
-
-static inline const struct ue_field *ue_field(const struct ue_format *fmt,
-					      const char *name)
-{
-	int i;
-
-	for (i = 0; i < fmt->nr; i++)
-		if (!strcmp(fmt->fields[i].name, name))
-			return &fmt->fields[i];
-	return NULL;
-}
-
-/*
- * A record under construction: @data is the payload (what follows the
- * write index), laid out as the format file says; @fixed is the size of the
- * fixed fields, dynamic data is appended after them.
- */
-struct ue_rec {
-	unsigned char data[4096];
-	size_t fixed;
-	size_t len;
-};
-
-static inline void ue_rec_init(struct ue_rec *r, const struct ue_format *fmt)
-{
-	int i, end;
-
-	memset(r, 0, sizeof(*r));
-	for (i = 0; i < fmt->nr; i++) {
-		end = fmt->fields[i].offset + fmt->fields[i].size - UE_HDR_SIZE;
-		if (end > (int)r->fixed)
-			r->fixed = end;
-	}
-	r->len = r->fixed;
-}
-
-/* Store @size bytes of @val at field @name; 0 or -ENOENT / -EINVAL. */
-static inline int ue_rec_set(struct ue_rec *r, const struct ue_format *fmt,
-			     const char *name, const void *val, size_t size)
-{
-	const struct ue_field *f = ue_field(fmt, name);
-
-	if (!f)
-		return -ENOENT;
-	if ((size_t)f->size < size || f->offset < UE_HDR_SIZE)
-		return -EINVAL;
-	memcpy(r->data + f->offset - UE_HDR_SIZE, val, size);
-	return 0;
-}
-
-static inline int ue_rec_set_u64(struct ue_rec *r,
-				 const struct ue_format *fmt,
-				 const char *name, __u64 v)
-{
-	const struct ue_field *f = ue_field(fmt, name);
-	__u8 b = v;
-	__u16 h = v;
-	__u32 w = v;
-
-	if (!f)
-		return -ENOENT;
-	switch (f->size) {
-	case 1: return ue_rec_set(r, fmt, name, &b, 1);
-	case 2: return ue_rec_set(r, fmt, name, &h, 2);
-	case 4: return ue_rec_set(r, fmt, name, &w, 4);
-	case 8: return ue_rec_set(r, fmt, name, &v, 8);
-	}
-	return -EINVAL;
-}
-
-/*
- * Append @len bytes of dynamic data and point the __data_loc or __rel_loc
- * field @name at them, computing the offset the way its kind counts it.
- */
-static inline int ue_rec_dyn(struct ue_rec *r, const struct ue_format *fmt,
-			     const char *name, const void *val, size_t len)
-{
-	const struct ue_field *f = ue_field(fmt, name);
-	__u32 loc, off;
-
-	if (!f || f->size != 4)
-		return -ENOENT;
-	if (r->len + len > sizeof(r->data))
-		return -E2BIG;
-	if (!strncmp(f->decl, "__rel_loc", 9))
-		off = r->len - (f->offset - UE_HDR_SIZE + 4);
-	else if (!strncmp(f->decl, "__data_loc", 10))
-		off = r->len + UE_HDR_SIZE;
-	else
-		return -EINVAL;
-	loc = DYN_LOC(off, (__u32)len);
-	memcpy(r->data + r->len, val, len);
-	r->len += len;
-	return ue_rec_set(r, fmt, name, &loc, 4);
-}
-
-/* Bytes a write of the record takes: the index and the payload */
-static inline ssize_t ue_rec_total(const struct ue_rec *r)
-{
-	return sizeof(int) + r->len;
-}
-
-/* writev() of the record: bytes written or -errno */
-static inline ssize_t ue_emit_rec(int fd, int idx, const struct ue_rec *r)
-{
-	return ue_emit(fd, idx, r->data, r->len);
-}
-
-/* --- trace, error_log ---------------------------------------------------- */
+/* --- trace ---------------------------------------------------- */
 
 /* Re-read the trace file into *@buf (freeing the old text) */
 static inline const char *ue_trace_read(char **buf)
@@ -820,157 +602,6 @@ static inline bool ue_has_token(const char *line, const char *tok)
 			return true;
 	}
 	return false;
-}
-
-static inline int ue_errlog_clear(void)
-{
-	char path[UE_PATH_MAX];
-
-	return ue_write_str(ue_path(path, "error_log"), "\n");
-}
-
-/*
- * Find the last error_log entry whose command contains @cmd_part and
- * return in @pos the caret's position within that command (-1 if none).
- * The command text is copied to @cmd.  0 or -ENOENT.
- */
-static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
-				 int *pos)
-{
-	static const char prefix[] = "  Command: ";
-	char *buf = ue_read_tracefs("error_log");
-	char *p, *eol, *caret, *ceol;
-	int ret = -ENOENT;
-
-	*pos = -1;
-	if (!buf)
-		return -errno;
-	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
-		eol = strchrnul(p, '\n');
-		if (strncmp(p, prefix, sizeof(prefix) - 1))
-			continue;
-		if (!memmem(p, eol - p, cmd_part, strlen(cmd_part)))
-			continue;
-		snprintf(cmd, size, "%.*s", (int)(eol - p - sizeof(prefix) + 1),
-			 p + sizeof(prefix) - 1);
-		ret = 0;
-		*pos = -1;
-		if (!*eol)
-			break;
-		ceol = strchrnul(eol + 1, '\n');
-		caret = memchr(eol + 1, '^', ceol - eol - 1);
-		if (caret)
-			*pos = caret - (eol + 1) - (int)(sizeof(prefix) - 1);
-	}
-	free(buf);
-	return ret;
-}
-
-/*
- * The message of the last error_log entry whose command is exactly @cmd,
- * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
- */
-static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
-{
-	static const char prefix[] = "  Command: ";
-	char *buf = ue_read_tracefs("error_log");
-	char *p, *eol, *prev = NULL, *ts;
-	size_t plen = sizeof(prefix) - 1;
-	int ret = -ENOENT;
-
-	if (!buf)
-		return -errno;
-	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
-		eol = strchrnul(p, '\n');
-		if (prev && !strncmp(p, prefix, plen) &&
-		    (size_t)(eol - p) == plen + strlen(cmd) &&
-		    !strncmp(p + plen, cmd, strlen(cmd))) {
-			ts = strstr(prev, "] ");
-			if (ts && ts < p) {
-				snprintf(msg, size, "%.*s",
-					 (int)(p - 1 - ts - 2), ts + 2);
-				ret = 0;
-			}
-		}
-		prev = p;
-	}
-	free(buf);
-	return ret;
-}
-
-/* --- capabilities ---------------------------------------------------------- */
-
-/* Drop the capabilities in @caps (CAP_* numbers) from this process */
-static inline int ue_drop_caps(const int *caps, int n)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	int i;
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	for (i = 0; i < n; i++) {
-		__u32 mask = 1U << (caps[i] % 32);
-
-		data[caps[i] / 32].effective &= ~mask;
-		data[caps[i] / 32].permitted &= ~mask;
-		data[caps[i] / 32].inheritable &= ~mask;
-	}
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
-/*
- * Drop CAP_PERFMON and CAP_SYS_ADMIN (which also grants what CAP_PERFMON
- * does) from this process, with the raw capset syscall: libcap need not be
- * installed.  The uid stays 0, so file permissions are unchanged.
- */
-static inline int ue_drop_perfmon(void)
-{
-	static const int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
-
-	return ue_drop_caps(caps, 2);
-}
-
-/*
- * Names of the multi-format tracepoints of @name: the entries of
- * events/user_events_multi/ that match ^NAME\.[0-9a-fA-F]+$, the regex the
- * ABI document gives consumers.  Up to @max are copied; returns how many
- * there are, or -1.
- */
-static inline int ue_multi_ids(const char *name, char ids[][64], int max)
-{
-	char path[UE_PATH_MAX], pattern[256], esc[128];
-	struct dirent *de;
-	regex_t re;
-	DIR *dir;
-	int n = 0, i, j;
-
-	/* Event names have no regex metacharacters but '.' */
-	for (i = 0, j = 0; name[i] && j < (int)sizeof(esc) - 2; i++) {
-		if (name[i] == '.')
-			esc[j++] = '\\';
-		esc[j++] = name[i];
-	}
-	esc[j] = '\0';
-	snprintf(pattern, sizeof(pattern), "^%s\\.[0-9a-fA-F]+$", esc);
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
-		return -1;
-	dir = opendir(ue_path(path, "events/%s", USER_EVENTS_MULTI_SYSTEM));
-	while (dir && (de = readdir(dir))) {
-		if (regexec(&re, de->d_name, 0, NULL, 0))
-			continue;
-		if (n < max)
-			snprintf(ids[n], 64, "%.63s", de->d_name);
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	regfree(&re);
-	return n;
 }
 
 /* --- child processes -------------------------------------------------------- */
