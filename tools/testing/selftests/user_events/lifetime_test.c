@@ -1163,9 +1163,9 @@ static void drain_trace_pipe(void)
 }
 
 /*
- * Write the records @depth calls down, so that each has a user stack of
- * that many frames more for the reader to print (the test is built with
- * frame pointers, which the kernel's user stack walk follows).
+ * Write the records @depth calls down, so that each can have a user
+ * stack of that many frames more for the reader to print (where the
+ * test is built with frame pointers, which the kernel's walk follows).
  */
 static __attribute__((noinline)) int ustk_write(int fd, int idx, int depth)
 {
