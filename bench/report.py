@@ -7,7 +7,7 @@
 --count: the boots counted instructions (QEMU -icount, ubench -c): every
 "ns" is one guest instruction, so the figures are shown as instruction
 counts (a toggle's microseconds as thousands of instructions, registrations
-per second as instructions per registration), with the goals of issue 16.
+per second as instructions per registration), with the cost goals the project set itself.
 Where a boot ran ubench twice (ubench-2.txt beside ubench.txt), the column
 "2nd" gives the largest difference between the two runs of that boot, in
 percent: a figure is published when the runs agree (within 1 %).
@@ -94,7 +94,7 @@ DERIVED = [
     ("forkexit_1000", "forkexit_0", "fork+exit+wait: 1000 registrations / none"),
 ]
 
-# (figure, divided by, ceiling, what) -- the goals of issue 16 (counted)
+# (figure, divided by, ceiling, what) -- cost goals, counted
 GOALS_COUNT = [
     ("ue_write_ftrace", "marker_raw", 1.05,
      "enabled write() / trace_marker_raw write()"),
@@ -102,7 +102,7 @@ GOALS_COUNT = [
      "write() with nothing attached / write() to /dev/null"),
 ]
 
-# (figure, ceiling of ours / ref, what) -- issue 16, counted
+# (figure, ceiling of ours / ref, what) -- cost goals against the reference, counted
 GOALS_REF = [
     (("toggle_on_unrel", "toggle_off_unrel"), 0.10,
      "enable+disable, procs holding 50 unrelated regs each"),
@@ -115,7 +115,7 @@ GOALS_REF = [
     (("forkexit_1000",), 1.0, "fork+exit+wait, 1000 registrations"),
 ]
 
-# (figure, divided by, ceiling, what) -- the goals of issue 8, reported only
+# (figure, divided by, ceiling, what) -- cost goals of the timed mode, reported only
 GOALS = [
     ("ue_write_ftrace", "marker_raw", 1.10,
      "enabled write() / trace_marker_raw write()"),
@@ -321,7 +321,7 @@ def main():
         return "" if not r or len(col.boots) < 2 else " [%.2f-%.2f]" % r
 
     if COUNT:
-        print("goals of issue 16, counted (reported, not asserted):")
+        print("cost goals, counted (reported, not asserted):")
         for key, base, ceil, what in GOALS_COUNT:
             line = "  %-54s ours %s (goal <= %.2f)" % (
                 what, fr(cols[0].ratio(key, base)), ceil)
@@ -341,7 +341,7 @@ def main():
                 print("  %-54s ours/ref %s (goal <= %.2f)" % (what, fr(r), ceil))
         return
 
-    print("goals of issue 8 (reported, not asserted):")
+    print("cost goals, timed (reported, not asserted):")
     for key, base, ceil, what in GOALS:
         line = "  %-54s ours %s%s (goal <= %.2f)" % (
             what, fr(cols[0].paired(key, base)), span(cols[0], key, base), ceil)

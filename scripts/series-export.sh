@@ -69,8 +69,6 @@ developer() {
 }
 
 export_series() {
-	# The staged steps of an older layout of the series, while it exists.
-	[ -x "$TOP/scripts/series-stages.py" ] && "$TOP/scripts/series-stages.py"
 	SERIES_STRICT=1 "$TOP/scripts/apply.sh"
 	local from
 	from=$(developer) || die "no git identity (git config user.name/user.email)"

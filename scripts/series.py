@@ -3,6 +3,7 @@
 """Parse the `series` manifest and turn it into commits on the base tree.
 
   series.py list              print the entries (subject, files, diffs)
+  series.py drops             print "NAME<TAB>SUBJECT" of each droppable entry
   series.py apply             build/linux := base + one commit per entry
 
 apply builds every commit with git plumbing in a scratch index (nothing in
@@ -17,6 +18,10 @@ and the entry that adds it gets it with every later diff of it taken back
 (git apply -R, newest first).  That lets one file grow over several
 patches, e.g. the core first and a feature later, while the code is kept
 once, in its final form.  The last commit must reproduce the repo's files.
+Such diffs are written by hand for their patch, and kept small.
+
+An entry may say "drop: NAME" (groups, bpf): a maintainer may take the
+series without it; `series.py drops` lists them for series-check.
 """
 import os
 import shutil
@@ -48,7 +53,7 @@ def parse(path=os.path.join(TOP, 'series')):
                     continue
             if line.startswith('patch:'):
                 cur = {'subject': line[6:].strip(), 'files': [], 'diffs': [],
-                       'body': []}
+                       'drop': None, 'body': []}
                 entries.append(cur)
                 in_body = False
                 continue
@@ -58,6 +63,8 @@ def parse(path=os.path.join(TOP, 'series')):
                 cur['files'] += line[6:].split()
             elif not in_body and line.startswith('diffs:'):
                 cur['diffs'] += line[6:].split()
+            elif not in_body and line.startswith('drop:'):
+                cur['drop'] = line[5:].strip()
             elif not in_body and not line.strip():
                 in_body = True
             elif not in_body:
@@ -144,7 +151,7 @@ def staged_content(path, later):
                                capture_output=True, text=True)
             if r.returncode:
                 raise Stale('%s: cannot take %s back from the final file '
-                            '(run scripts/series-stages.py): %s'
+                            '(the diff no longer fits the file: mend it): %s'
                             % (path, d, r.stderr.strip()))
         with open(dst, 'rb') as f:
             return f.read()
@@ -153,10 +160,10 @@ def staged_content(path, later):
 
 
 def build_commits(entries):
-    """Commits for the entries.  If the staged diffs no longer fit the
-    files (the core changed since scripts/series-stages.py last ran), a
-    build only needs the final tree: unless SERIES_STRICT is set, warn
-    and give every own file its final form at once."""
+    """Commits for the entries.  If a staged diff no longer fits its
+    file (an edit of the final file touched its context), a build only
+    needs the final tree: unless SERIES_STRICT is set, warn and give
+    every own file its final form at once."""
     try:
         return build_commits_staged(entries, False)
     except Stale as e:
@@ -250,6 +257,10 @@ if __name__ == '__main__':
         for e, files in expand(parse()):
             print('%s\n  files: %s\n  diffs: %s' % (e['subject'], ' '.join(files),
                                                    ' '.join(e['diffs'])))
+    elif cmd == 'drops':
+        for e in parse():
+            if e['drop']:
+                print('%s\t%s' % (e['drop'], e['subject']))
     elif cmd == 'apply':
         apply()
     else:

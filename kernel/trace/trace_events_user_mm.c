@@ -44,14 +44,14 @@
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
-#include <linux/rbtree_augmented.h>
+#include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/user_events.h>
 #include <linux/workqueue.h>
 
 #include "trace.h"
-#include "trace_events_user.h"
+#include "trace_events_user_mm.h"
 
 /* Attempts of DIAG_IOCSREG and DIAG_IOCSUNREG to fault their word in */
 #define USER_EVENT_FAULT_TRIES	3
@@ -815,11 +815,10 @@ struct user_event_fork {
 	struct mm_struct	*oldmm;
 	struct user_event_mm	*uemm;
 	struct vm_area_struct	*vma;	/* of the last word copied */
-	struct list_head	skipped; /* copies of words the child lacks */
 	void			*batch[USER_EVENT_FORK_BATCH];
 	unsigned int		nr;	/* allocated in @batch */
 	unsigned int		used;	/* of them */
-	unsigned int		left;	/* enablers not copied yet */
+	unsigned int		left;	/* enablers not looked at yet */
 	bool			pending; /* a copy was left to the work */
 	int			ret;
 };
@@ -840,28 +839,35 @@ static noinline bool user_event_fork_refill(struct user_event_fork *f)
 }
 
 /*
- * Make @copy (in the child's tree already) the child's registration of
- * @e's word: on @e's event, and pending where @e is, or where the child's
- * word was wiped.  A copy of a word the child did not get (MADV_DONTFORK)
- * is not linked: it waits on f->skipped to leave the tree.
+ * Give the child a registration of @e's word: on @e's event, and pending
+ * where @e is, or where the child's word was wiped.  A word the child did
+ * not get (MADV_DONTFORK) is not registered in the child.  False (f->ret
+ * set) if no enabler could be had.
  */
-static void user_event_fork_link(struct user_event_fork *f,
-				 struct user_event_enabler *e,
-				 struct user_event_enabler *copy)
+static bool user_event_fork_copy(struct user_event_fork *f,
+				 struct user_event_enabler *e)
 {
 	struct user_event_mm *uemm = f->uemm;
+	struct user_event_enabler *copy;
 	struct vm_area_struct *vma;
-
-	copy->uemm = uemm;
-	INIT_LIST_HEAD(&copy->pending_link);
-	uemm->count++;
 
 	vma = user_event_fork_vma(f->oldmm, f->vma, e->waddr);
 	f->vma = vma;
-	if (!vma || (vma->vm_flags & VM_DONTCOPY)) {
-		list_add_tail(&copy->event_link, &f->skipped);
-		return;
-	}
+	if (!vma || (vma->vm_flags & VM_DONTCOPY))
+		return true;
+
+	if (f->used == f->nr && !user_event_fork_refill(f))
+		return false;
+	copy = f->batch[f->used++];
+	copy->bits = e->bits;
+	copy->word = e->word;
+	copy->waddr = e->waddr;
+	copy->wbit = e->wbit;
+	copy->uemm = uemm;
+	INIT_LIST_HEAD(&copy->pending_link);
+	/* The parent's tree is walked in order: each copy goes rightmost */
+	rb_add(&copy->node, &uemm->enablers, user_event_enabler_less);
+	uemm->count++;
 
 	/* @e holds a reference on the event: this is not the first */
 	user_event_bits_get(copy->bits);
@@ -880,89 +886,7 @@ static void user_event_fork_link(struct user_event_fork *f,
 		f->pending = true;
 	}
 	mutex_unlock(&e->bits->lock);
-}
-
-/*
- * A copy of @n, the same colour, as the child @link of @parent (both
- * copies), or NULL.  The rest is set as the copy is linked.
- */
-static __always_inline struct rb_node *
-user_event_fork_node(struct user_event_fork *f, const struct rb_node *n,
-		     struct rb_node *parent, struct rb_node **link)
-{
-	const struct user_event_enabler *e =
-		rb_entry(n, struct user_event_enabler, node);
-	struct user_event_enabler *copy;
-
-	if (f->used == f->nr && !user_event_fork_refill(f))
-		return NULL;
-	f->left--;
-	copy = f->batch[f->used++];
-	copy->bits = e->bits;
-	copy->word = e->word;
-	copy->waddr = e->waddr;
-	copy->wbit = e->wbit;
-	rb_set_parent_color(&copy->node, parent, rb_color(n));
-	copy->node.rb_left = NULL;
-	copy->node.rb_right = NULL;
-	*link = &copy->node;
-	return &copy->node;
-}
-
-/*
- * Copy the parent's tree @root into nodes of the same shape and colours,
- * so that the child's tree needs no rebalancing, and link the copies in
- * address order (the VMA of the last one is likely the next one's): an
- * in-order walk that goes down copying and up along the parent pointers
- * of both trees, with no stack of its own.  After a failed allocation
- * (f->ret) nothing more is copied, and the walk still links the copies
- * made: they form a search tree with the colours of the full one, so
- * not a red-black tree, which nothing may insert into or erase from;
- * the fork fails and __mmput() only walks it to drop the copies.
- *
- * The copy sets each node's parent and colour as rb_link_node() and the
- * rebalancing would have left them: rb_set_parent_color() and
- * rb_color() of <linux/rbtree_augmented.h>, the helpers the rbtree code
- * itself uses for that.
- */
-static void user_event_fork_tree(struct user_event_fork *f,
-				 const struct rb_node *root)
-{
-	const struct rb_node *n = root, *up;
-	struct rb_node *c;
-
-	c = user_event_fork_node(f, n, NULL, &f->uemm->enablers.rb_node);
-	if (!c)
-		return;
-	for (;;) {
-		/* Down the left side of the subtree of @n */
-		while (n->rb_left &&
-		       user_event_fork_node(f, n->rb_left, c, &c->rb_left)) {
-			n = n->rb_left;
-			c = c->rb_left;
-		}
-		/* Its left done: @n, then the right subtree */
-		for (;;) {
-			user_event_fork_link(f, rb_entry(n, struct user_event_enabler,
-							 node),
-					     rb_entry(c, struct user_event_enabler,
-						      node));
-			if (n->rb_right && !f->ret &&
-			    user_event_fork_node(f, n->rb_right, c, &c->rb_right)) {
-				n = n->rb_right;
-				c = c->rb_right;
-				break;
-			}
-			/* Up past the nodes whose right subtree this ends */
-			do {
-				up = n;
-				n = rb_parent(n);
-				if (!n)
-					return;
-				c = rb_parent(c);
-			} while (up == n->rb_right);
-		}
-	}
+	return true;
 }
 
 /**
@@ -988,9 +912,8 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 	struct user_event_mm *old = READ_ONCE(oldmm->user_event_mm);
 	struct user_event_fork f = {
 		.oldmm = oldmm,
-		.skipped = LIST_HEAD_INIT(f.skipped),
 	};
-	struct user_event_enabler *copy, *tmp;
+	struct rb_node *n;
 
 	mutex_lock(&old->lock);
 	if (!old->count)
@@ -1003,22 +926,11 @@ int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 	}
 	mm->user_event_mm = f.uemm;
 	f.left = old->count;
-	user_event_fork_tree(&f, old->enablers.rb_node);
-
-	list_for_each_entry_safe(copy, tmp, &f.skipped, event_link) {
-		list_del(&copy->event_link);
-		if (f.ret) {
-			/* The tree is not balanced: keep it, drop it whole */
-			user_event_bits_get(copy->bits);
-			mutex_lock(&copy->bits->lock);
-			list_add_tail(&copy->event_link, &copy->bits->enablers);
-			mutex_unlock(&copy->bits->lock);
-		} else {
-			rb_erase(&copy->node, &f.uemm->enablers);
-			f.uemm->count--;
-			kmem_cache_free(user_event_enabler_cache, copy);
-		}
-	}
+	/* In address order: the VMA of the last word is likely the next's */
+	for (n = rb_first(&old->enablers); n; n = rb_next(n), f.left--)
+		if (!user_event_fork_copy(&f, rb_entry(n, struct user_event_enabler,
+						       node)))
+			break;
 
 	/* It finds the mmap_lock the fork holds taken, and comes back */
 	if (f.pending)

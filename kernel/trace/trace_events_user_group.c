@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user_events: groups of tracefs instances.
+ *
+ * Each tracefs instance whose name can be part of a system name has a
+ * group of its own: a name space with its own systems (user_events_NAME,
+ * user_events_multi_NAME), status file and limit, whose files
+ * user_events_data, user_events_status and user_events_max are in the
+ * instance's directory.  A container runtime hands a group's
+ * user_events_data to a container in place of the global one.  An
+ * instance whose group has events cannot be removed.
+ */
+#include <linux/ctype.h>
+#include <linux/slab.h>
+#include <linux/tracefs.h>
+
+#include "trace_events_user_core.h"
+
+/* Every group, the global one first (event_mutex) */
+LIST_HEAD(user_event_groups);
+
+/* The group of instance @tr, if it has one */
+static struct user_event_group *user_event_group_find(struct trace_array *tr)
+{
+	struct user_event_group *group;
+
+	lockdep_assert_held(&event_mutex);
+
+	list_for_each_entry(group, &user_event_groups, list)
+		if (group->tr == tr)
+			return group;
+	return NULL;
+}
+
+/*
+ * The group whose file @inode of instance @tr is; @tr's reference,
+ * which tracing_check_open_get_tr() took, keeps it.  The file must be
+ * one of the group's own: a file of a removed instance, still reachable
+ * (an O_PATH descriptor, a bind mount), whose trace_array a new instance
+ * reuses, must not open the new one's group.
+ */
+static struct user_event_group *user_event_group_of(struct trace_array *tr,
+						    struct inode *inode)
+{
+	struct user_event_group *group;
+	unsigned int i;
+
+	guard(mutex)(&event_mutex);
+	group = user_event_group_find(tr);
+	for (i = 0; group && i < ARRAY_SIZE(group->inodes); i++)
+		if (group->inodes[i] == inode)
+			return group;
+	return NULL;
+}
+
+/**
+ * user_event_group_open - open a group's file
+ * @inode:	the file; i_private is its instance (NULL: the top level)
+ *
+ * Return: the group, with its instance held, or an ERR_PTR().
+ */
+struct user_event_group *user_event_group_open(struct inode *inode)
+{
+	struct trace_array *tr = inode->i_private;
+	struct user_event_group *group = &user_event_global;
+	int ret;
+
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ERR_PTR(ret);
+
+	if (tr) {
+		group = user_event_group_of(tr, inode);
+		if (!group) {
+			trace_array_put(tr);
+			return ERR_PTR(-ENODEV);
+		}
+	}
+	return group;
+}
+
+/**
+ * user_event_group_close - release what user_event_group_open() took
+ * @group:	the group
+ */
+void user_event_group_close(struct user_event_group *group)
+{
+	if (group->tr)
+		trace_array_put(group->tr);
+}
+
+/* Instance names longer than this get no group */
+#define USER_EVENT_GROUP_NAME_MAX	64
+
+/*
+ * Whether instance @name gets a group: its systems user_events_NAME and
+ * user_events_multi_NAME must be valid system names that tools accept
+ * (letters, digits, '_') and must never be another group's or the global
+ * group's.  "multi" and "multi_*" would be: user_events_multi(_*).
+ */
+static bool user_event_group_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+	size_t i;
+
+	if (!len || len > USER_EVENT_GROUP_NAME_MAX)
+		return false;
+	if (!strcmp(name, "multi") || str_has_prefix(name, "multi_"))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!(isascii(name[i]) && isalnum(name[i])) && name[i] != '_')
+			return false;
+	return true;
+}
+
+static void user_event_group_free(struct user_event_group *group)
+{
+	kfree(group->system);
+	kfree(group->multi_system);
+	kfree(group);
+}
+
+static ssize_t user_events_max_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct user_event_group *group = file->private_data;
+	char buf[16];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%u\n", user_event_group_max(group));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* A new limit takes existing events as they are: only creation checks it */
+static ssize_t user_events_max_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct user_event_group *group = file->private_data;
+	unsigned int max;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &max);
+	if (ret)
+		return ret;
+
+	mutex_lock(&event_mutex);
+	WRITE_ONCE(group->max, max);
+	WRITE_ONCE(group->own_max, true);
+	mutex_unlock(&event_mutex);
+	*ppos += count;
+	return count;
+}
+
+static int user_events_max_open(struct inode *inode, struct file *file)
+{
+	struct user_event_group *group;
+
+	group = user_event_group_open(inode);
+	if (IS_ERR(group))
+		return PTR_ERR(group);
+	file->private_data = group;
+	return 0;
+}
+
+static int user_events_max_release(struct inode *inode, struct file *file)
+{
+	user_event_group_close(file->private_data);
+	return 0;
+}
+
+static const struct file_operations user_events_max_fops = {
+	.open		= user_events_max_open,
+	.read		= user_events_max_read,
+	.write		= user_events_max_write,
+	.llseek		= generic_file_llseek,
+	.release	= user_events_max_release,
+};
+
+/* An instance got its directory: give it a group if its name allows */
+static void user_event_group_create(struct trace_array *tr)
+{
+	struct user_event_group *group;
+	struct dentry *d[3] = {};
+	unsigned int i;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (!user_event_group_name_ok(tr->name))
+		return;
+
+	group = kzalloc(sizeof(*group), GFP_KERNEL);
+	if (!group)
+		goto err;
+	group->tr = tr;
+	group->system = kasprintf(GFP_KERNEL, USER_EVENTS_SYSTEM "_%s",
+				  tr->name);
+	group->multi_system = kasprintf(GFP_KERNEL,
+					USER_EVENTS_MULTI_SYSTEM "_%s",
+					tr->name);
+	if (!group->system || !group->multi_system)
+		goto err;
+	hash_init(group->table);
+	init_waitqueue_head(&group->wait);
+
+	/* i_private is the instance: an open checks that it is still there */
+	d[0] = trace_create_file("user_events_data", TRACE_MODE_WRITE,
+				 tr->dir, tr, &user_events_data_fops);
+	d[1] = trace_create_file("user_events_status", TRACE_MODE_READ,
+				 tr->dir, tr, &user_events_status_fops);
+	d[2] = trace_create_file("user_events_max", TRACE_MODE_WRITE,
+				 tr->dir, tr, &user_events_max_fops);
+	if (!d[0] || !d[1] || !d[2])
+		goto err;
+	for (i = 0; i < ARRAY_SIZE(d); i++)
+		group->inodes[i] = d_inode(d[i]);
+
+	list_add_tail(&group->list, &user_event_groups);
+	return;
+err:
+	tracefs_remove(d[0]);
+	tracefs_remove(d[1]);
+	tracefs_remove(d[2]);
+	if (group)
+		user_event_group_free(group);
+	pr_warn("user_events: no group for instance %s\n", tr->name);
+}
+
+/*
+ * An instance whose group has events cannot go (its open files hold the
+ * instance already).  Called with trace_types_lock held, which deleting
+ * an event takes: an unused event that a tool or an eprobe held is left
+ * to the reap work, which deletes it within USER_EVENT_REAP_POLL, and
+ * keeps the instance busy until then.
+ */
+static bool user_event_group_busy(struct trace_array *tr)
+{
+	struct user_event_group *group = user_event_group_find(tr);
+
+	if (!group)
+		return false;
+	if (group->count)
+		user_event_reap_queue();
+	return group->count;
+}
+
+/* The instance goes (its files with it): its group has no events */
+static void user_event_group_remove(struct trace_array *tr)
+{
+	struct user_event_group *group = user_event_group_find(tr);
+
+	if (!group)
+		return;
+	WARN_ON_ONCE(group->count);
+	list_del(&group->list);
+	user_event_group_free(group);
+}
+
+static struct trace_instance_ops user_event_instance_ops = {
+	.create	= user_event_group_create,
+	.busy	= user_event_group_busy,
+	.remove	= user_event_group_remove,
+};
+
+/**
+ * user_event_groups_init - give instances groups
+ *
+ * Called once at boot by user_events' initcall: the instances that
+ * exist get their groups now, later ones as they are made.
+ */
+void __init user_event_groups_init(void)
+{
+	list_add(&user_event_global.list, &user_event_groups);
+	trace_instance_ops_register(&user_event_instance_ops);
+}

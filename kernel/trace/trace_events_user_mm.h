@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The enable bits of user events in the memory of the processes that
+ * registered them (trace_events_user_mm.c), as the rest of user_events
+ * uses them: an event has one struct user_event_bits, each registration
+ * is an enabler of the registrant's mm on it.
+ */
+#ifndef _TRACE_EVENTS_USER_MM_H
+#define _TRACE_EVENTS_USER_MM_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/types.h>
+
+/**
+ * struct user_event_word - the enable word and bit a registration names
+ * @addr:	enable_addr, untagged
+ * @bit:	enable_bit
+ * @size:	enable_size: 4, or 8 on 64-bit kernels
+ */
+struct user_event_word {
+	unsigned long	addr;
+	u8		bit;
+	u8		size;
+};
+
+/**
+ * struct user_event_bits - the enable bits of one event, in every mm
+ * @lock:	serializes toggles with registrations; protects the rest
+ * @enablers:	the registrations of the event (trace_events_user_mm.c)
+ * @refs:	the event's reference count: each registration holds one
+ * @on:		the value the bits have: whether anything is attached
+ */
+struct user_event_bits {
+	struct mutex		lock;	/* enablers, on */
+	struct list_head	enablers;
+	refcount_t		*refs;
+	bool			on;
+};
+
+/* The per-mm registrations: trace_events_user_mm.c */
+int user_event_mm_init(void);
+void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs);
+void user_event_bits_set(struct user_event_bits *bits, bool on);
+bool user_event_enabler_in_use(const struct user_event_word *w);
+int user_event_enabler_add(struct user_event_bits *bits,
+			   const struct user_event_word *w,
+			   void (*publish)(void *arg), void *arg);
+int user_event_enabler_remove(unsigned long addr, u8 bit);
+void user_event_mm_flush(void);
+
+/* A new registration's reference: the caller holds one (being copied) */
+static inline void user_event_bits_get(struct user_event_bits *bits)
+{
+	refcount_inc(bits->refs);
+}
+
+/*
+ * Drop a reference unless it is the last: false then, and the caller
+ * drops it with user_event_bits_put(), which may delete the event
+ */
+static inline bool user_event_bits_put_unless_last(struct user_event_bits *bits)
+{
+	return refcount_dec_not_one(bits->refs);
+}
+
+/* The core's side: drop a registration's reference, the last one too */
+void user_event_bits_put(struct user_event_bits *bits, bool locked);
+
+#endif /* _TRACE_EVENTS_USER_MM_H */
