@@ -16,12 +16,14 @@
 # series-export.sh check [NAME...]      (make series-check [WITHOUT="NAME..."])
 #   git am every patch (less those marked drop: NAME) onto the stock tree
 #   in build/series-wt, and at every step:
-#     - build the kernel: bench config plus KUnit (build/series-obj);
-#     - compile the series' kernel/trace/trace_events_user*.c files with
-#       W=1 (before the patch that adds CONFIG_USER_EVENTS, as single
+#     - build the kernel: bench config plus KUnit and the samples
+#       (build/series-obj), unless the step changes only tools/, samples/,
+#       Documentation/ or MAINTAINERS;
+#     - then compile the series' kernel/trace/trace_events_user*.c files
+#       with W=1 (before the patch that adds CONFIG_USER_EVENTS, as single
 #       objects with the symbol defined on the compiler's command line),
 #       and fail on any warning;
-#     - build the samples and the user_events selftests once they exist,
+#     - build the samples (kbuild) and the user_events selftests once they exist,
 #       and the ring buffer's selftest (which includes a header of the
 #       user_events selftests) at the first and last step and at every
 #       step that changes tools/;
@@ -254,44 +256,66 @@ check_series() {
 		git -C "$BASE" worktree add -q --detach "$WT" "$FROM"
 	fi
 	printf '%s\n' CONFIG_KUNIT=y CONFIG_USER_EVENTS_KUNIT_TEST=y \
-		CONFIG_SAMPLES=y CONFIG_SAMPLE_USER_EVENTS=y >"$KFRAG"
+		CONFIG_SAMPLES=y CONFIG_HEADERS_INSTALL=y CONFIG_SAMPLE_USER_EVENTS=y >"$KFRAG"
 	rm -rf "$BUILD/series-kunit"
 	git -C "$WT" am --abort >/dev/null 2>&1 || true
 	git -C "$WT" checkout -q -f --detach "$FROM"
-	local all=("$OUT"/0*.patch) last
+	# The mails as they were when the check started: make series may run
+	# again meanwhile.
+	local mails=$BUILD/series-check-mails
+	rm -rf "$mails"
+	cp -a "$OUT" "$mails"
+	# obj_ok: build/series-obj holds the kernel of the step before
+	local all=("$mails"/0*.patch) last obj_ok=0 wserr=
 	last=${all[-1]}
 	for p in "${all[@]}"; do
 		case "$p" in */0000-*) continue ;; esac
 		name=${p##*/}
-		tag=$(awk -v f="$name" '$1 == f { print $2 }' "$OUT/.droppable" 2>/dev/null || true)
+		tag=$(awk -v f="$name" '$1 == f { print $2 }' "$mails/.droppable" 2>/dev/null || true)
 		if [ -n "$tag" ] && [[ $without == *" $tag "* ]]; then
 			log "series-check: $name left out (drop: $tag)"
 			continue
 		fi
 		n=$((n + 1))
 		log "series-check: $name"
-		git -C "$WT" am -q --keep-cr "$p" || die "$name does not apply"
+		git -C "$WT" am -q --keep-cr "$p" 2>"$BUILD/series-am.err" ||
+			{ cat "$BUILD/series-am.err"; die "$name does not apply"; }
+		# git am warns of whitespace errors (a blank line at the end of a
+		# file, trailing blanks): they fail the check at the end.
+		if grep -q 'whitespace error' "$BUILD/series-am.err"; then
+			sed 's/^/  /' "$BUILD/series-am.err"
+			wserr+=" $name"
+		fi
 		if [ -n "${NOBUILD:-}" ]; then
 			continue
 		fi
 		if grep -qxF "$(step_key)" "$done_file"; then
 			log "series-check: this tree was checked before (FRESH=1 checks it again)"
 			nskip=$((nskip + 1))
+			obj_ok=0
 			continue
 		fi
+		local kernel= kconfig=
+		changes_kernel "$WT" && kernel=1
 		# A changed Kconfig may bring options the fragments ask for.
-		git -C "$WT" diff --name-only HEAD~1 HEAD | grep -q 'Kconfig' && rm -f "$obj/.config-stamp"
-		CONFIG_ALLOW_UNDEFINED=1 EXTRA_CONFIG=$KFRAG SRC=$WT OBJ=$obj \
-			"$TOP/scripts/build.sh" bench -s bzImage || die "$name: kernel build fails"
-
-		local ours=() f forced=
-		for f in "$WT"/kernel/trace/trace_events_user*.c; do
-			[ -f "$f" ] || continue
-			f=kernel/trace/${f##*/}
-			ours+=("${f%.c}.o")
-		done
-		grep -qx 'config USER_EVENTS' "$WT/kernel/trace/Kconfig" || forced=1
-		w1_objects "$forced" "$obj" "${ours[@]}" || die "$name: warnings in the series' objects"
+		git -C "$WT" diff --name-only HEAD~1 HEAD | grep -q 'Kconfig' && kconfig=1
+		if [ -n "$kernel$kconfig" ] || [ $obj_ok = 0 ]; then
+			[ -n "$kconfig" ] && rm -f "$obj/.config-stamp"
+			CONFIG_ALLOW_UNDEFINED=1 EXTRA_CONFIG=$KFRAG SRC=$WT OBJ=$obj \
+				"$TOP/scripts/build.sh" bench -s bzImage || die "$name: kernel build fails"
+			local ours=() f forced=
+			for f in "$WT"/kernel/trace/trace_events_user*.c; do
+				[ -f "$f" ] || continue
+				f=kernel/trace/${f##*/}
+				ours+=("${f%.c}.o")
+			done
+			grep -qx 'config USER_EVENTS' "$WT/kernel/trace/Kconfig" || forced=1
+			w1_objects "$forced" "$obj" "${ours[@]}" ||
+				die "$name: warnings in the series' objects"
+			obj_ok=1
+		else
+			log "series-check: no change to the kernel (built at the step before)"
+		fi
 
 		if [ -f "$WT/samples/user_events/Makefile" ] && grep -q '^CONFIG_SAMPLE_USER_EVENTS=y' "$obj/.config"; then
 			CONFIG_ALLOW_UNDEFINED=1 EXTRA_CONFIG=$KFRAG SRC=$WT OBJ=$obj \
@@ -326,7 +350,7 @@ check_series() {
 			mapfile -t -O ${#suites[@]} suites < <(awk '/^static struct kunit_suite /{ on = 1 }
 				on && /\.name *= *"/ { sub(/.*\.name *= *"/, ""); sub(/".*/, ""); print; on = 0 }' "$f")
 		done
-		if [ ${#suites[@]} -gt 0 ] && changes_kernel "$WT"; then
+		if [ ${#suites[@]} -gt 0 ] && [ -n "$kernel" ]; then
 			run_kunit "$obj/arch/x86/boot/bzImage" "$BUILD/series-kunit/$n" "${suites[@]}" ||
 				die "$name: KUnit fails (see $BUILD/series-kunit/$n)"
 			nk=$((nk + 1))
@@ -335,8 +359,10 @@ check_series() {
 	done
 	local what="all $n patches"
 	[ -n "$*" ] && what="$n patches (without the ones marked drop: $*)"
+	[ -z "$wserr" ] || echo "series-check: git am reports whitespace errors in:$wserr"
 	if [ -n "${NOBUILD:-}" ]; then
 		echo "series-check: $what apply onto $FROM (NOBUILD: nothing built)"
+		[ -z "$wserr" ] || return 1
 		[ -n "$*" ] ||
 			[ "$(git -C "$WT" rev-parse 'HEAD^{tree}')" = "$(git -C "$LINUX" rev-parse 'series^{tree}')" ] ||
 			die "the tree after the last patch is not build/linux's"
@@ -352,6 +378,7 @@ check_series() {
 			die "the tree after the last patch is not build/linux's"
 		"$TOP/scripts/lint.sh"
 	fi
+	[ -z "$wserr" ] || die "git am reports whitespace errors in:$wserr"
 }
 
 case "${1:-export}" in
