@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the output of git format-patch into the mails of the series.
 
-  series-mail.py OUT STOCK_SUBJECT
+  series-mail.py OUT STOCK_VERSION
 
 OUT holds 0000-cover-letter.patch and one file per patch, made by
 scripts/series-export.sh from the final tree (build/linux, where
