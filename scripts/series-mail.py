@@ -71,14 +71,15 @@ def subject_of(path):
 
 
 def drop_tags():
-    """{subject: tag} from the `series` file's "drop: NAME" lines."""
-    tags, subj = {}, None
-    with open(os.path.join(TOP, 'series')) as f:
-        for line in f:
-            if line.startswith('patch:'):
-                subj = line[6:].strip()
-            elif line.startswith('drop:') and subj is not None:
-                tags[subj] = line[5:].strip()
+    """{subject: tag} of the `series` entries marked "drop: NAME"."""
+    r = subprocess.run([os.path.join(TOP, 'scripts', 'series.py'), 'drops'],
+                       capture_output=True, text=True)
+    if r.returncode:
+        die('series.py drops: %s' % r.stderr.strip())
+    tags = {}
+    for line in r.stdout.splitlines():
+        tag, subj = line.split('\t', 1)
+        tags[subj] = tag
     return tags
 
 
