@@ -87,7 +87,8 @@ export_series() {
 	local cover
 	cover=$(ls "$OUT"/0000-*.patch)
 	"$TOP/scripts/series-mail.py" "$OUT" \
-		"$(git -C "$LINUX" log -1 --format=%s "$FROM" | sed 's/^.* //')" >"$OUT/.recipients"
+		"$(git -C "$LINUX" log -1 --format=%s "$FROM" | sed 's/^.* //')" \
+		"$(git -C "$LINUX" rev-parse "$FROM^{tree}")" >"$OUT/.recipients"
 
 	local bad=0 p out opts lines first=1
 	for p in "$OUT"/0*.patch; do

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn the output of git format-patch into the mails of the series.
 
-  series-mail.py OUT STOCK_VERSION
+  series-mail.py OUT STOCK_VERSION STOCK_TREE
 
 OUT holds 0000-cover-letter.patch and one file per patch, made by
 scripts/series-export.sh from the final tree (build/linux, where
@@ -140,10 +140,10 @@ def put_headers(path, to, cc):
     open(path, 'w', encoding='utf-8').write(head + '\n' + extra.rstrip('\n') + sep + body)
 
 
-def fill_cover(cover, subjects, stock):
+def fill_cover(cover, subjects, stock, tree):
     text = open(os.path.join(TOP, 'patches', 'cover-letter'), encoding='utf-8').read()
     title, _, blurb = text.rstrip('\n').partition('\n')
-    blurb = blurb.strip('\n').replace('@STOCK@', stock)
+    blurb = blurb.strip('\n').replace('@STOCK@', stock).replace('@STOCK_TREE@', tree)
     flat = ' '.join(blurb.split())
     # Patches are named by subject: every quoted subject must be one of
     # the series, and no patch is named by its number.
@@ -165,7 +165,7 @@ def fill_cover(cover, subjects, stock):
 
 
 def main():
-    out, stock = os.path.abspath(sys.argv[1]), sys.argv[2]
+    out, stock, tree = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
     files = sorted(f for f in os.listdir(out) if re.match(r'\d{4}-.*\.patch$', f))
     cover = os.path.join(out, files[0])
     patches = [os.path.join(out, f) for f in files[1:]]
@@ -207,7 +207,7 @@ def main():
         print('%s\n  To: %s\n  Cc: %s' % (os.path.basename(p), ', '.join(to) or '-',
                                           ', '.join(cc) or '-'))
     all_cc = [a for a in all_cc if addr(a) not in [addr(t) for t in all_to]]
-    fill_cover(cover, subjects, stock)
+    fill_cover(cover, subjects, stock, tree)
     put_headers(cover, all_to, all_cc)
 
 
