@@ -4,12 +4,10 @@
 
 FLAVOUR ?= test
 S := scripts
-# make series BASE=stock: the series for a tree that still has the kernel's
-# own user_events.  Taken from the command line only, and kept from the
-# scripts and the kernel's make (which have BASE variables of their own).
-SERIES_BASE := $(if $(filter command line,$(origin BASE)),$(BASE))
-unexport BASE
-MAKEOVERRIDES := $(filter-out BASE=%,$(MAKEOVERRIDES))
+# make series-check WITHOUT="bpf groups": the series less the patches that
+# the series file marks "drop: NAME".  Kept from the kernel's make.
+unexport WITHOUT
+MAKEOVERRIDES := $(filter-out WITHOUT=%,$(MAKEOVERRIDES))
 
 .PHONY: help deps base apply kernel headers user run shell check lint series series-check clean
 
@@ -20,9 +18,8 @@ help:
 	@echo "make headers  UAPI headers in build/\$$FLAVOUR/usr/include"
 	@echo "make shell    interactive shell in the guest"
 	@echo "make lint     W=1, sparse, kernel-doc, checkpatch and Sphinx on our files"
-	@echo "make series   build/series/*.patch, checkpatch-clean; series-check builds each step"
-	@echo "make series BASE=stock   build/series-stock/: the same for a stock 6.12 tree, after"
-	@echo "              a patch that removes its own user_events (series-check BASE=stock too)"
+	@echo "make series   build/series/: the mails of the series for the unmodified Debian tree"
+	@echo "make series-check [WITHOUT=\"bpf groups\"]   git am, build and KUnit at every step"
 	@echo "scripts/vm.sh -- CMD   run one command in the guest"
 
 deps:
@@ -57,10 +54,10 @@ lint: deps
 	@$(S)/lint.sh
 
 series: base
-	@$(S)/series-export.sh export $(SERIES_BASE)
+	@$(S)/series-export.sh export
 
 series-check: series
-	@$(S)/series-export.sh check $(SERIES_BASE)
+	@$(S)/series-export.sh check $(WITHOUT)
 
 clean:
 	rm -rf build

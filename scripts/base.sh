@@ -3,13 +3,17 @@
 # Unpack Debian's linux-source-6.12 into build/base and commit it as it is
 # (tag "stock"), remove the kernel's own user_events implementation from it,
 # and commit the result on top (tag "base"): that commit, with the message
-# of patches/stock-removal, is the first patch of `make series BASE=stock`.
-# Nothing of the removed implementation is looked at; git keeps it only as
-# the stock commit's content.
+# of patches/stock-removal, is the first patch of `make series`.  Nothing
+# of the removed implementation is looked at; git keeps it only as the
+# stock commit's content.  The removal touches only user_events' own
+# files and lines: the s390 defconfigs keep CONFIG_USER_EVENTS=y, and the
+# selftests' header that ring-buffer/map_test.c includes stays as it is
+# until the series' selftests replace it.
 set -e
 . "$(dirname "$0")/common.sh"
 
-stamp=$(cat "$0" "$TOP/scripts/base/"* "$TOP/patches/stock-removal" | sha1sum | cut -c1-12)
+stamp=$(cat "$0" "$TOP/scripts/check-base.sh" "$TOP/patches/stock-removal" |
+	sha1sum | cut -c1-12)
 if [ -f "$BASE/.base-stamp" ] && [ "$(cat "$BASE/.base-stamp")" = "$stamp" ] &&
    git -C "$BASE" rev-parse -q --verify base >/dev/null; then
 	exit 0
@@ -32,10 +36,13 @@ git add -A -f >/dev/null
 git commit -q -m "stock: $pkg"
 git tag -f stock >/dev/null
 
-# Whole files and directories of the old implementation.
+# Whole files and directories of the old implementation.  Of the
+# selftests, the header that ring-buffer/map_test.c includes stays.
 rm -rf kernel/trace/trace_events_user.c include/linux/user_events.h \
 	include/uapi/linux/user_events.h Documentation/trace/user_events.rst \
-	samples/user_events tools/testing/selftests/user_events
+	samples/user_events
+find tools/testing/selftests/user_events -mindepth 1 \
+	! -path tools/testing/selftests/user_events/user_events_selftests.h -delete
 
 # Kconfig entry: from "config USER_EVENTS" up to the next entry.
 awk '/^config USER_EVENTS$/ { skip = 1; next }
@@ -53,17 +60,12 @@ sed -i '/^struct user_event_mm;$/d' include/linux/sched.h
 perl -0pi -e 's/\n#ifdef CONFIG_USER_EVENTS\n\tstruct user_event_mm\t+\*user_event_mm;\n#endif\n//' \
 	include/linux/sched.h
 
-# Documentation, defconfigs, selftest list.
+# Documentation and the selftest list (the directory has no Makefile
+# left).  The s390 defconfigs keep CONFIG_USER_EVENTS=y: kconfig ignores
+# a symbol that does not exist, until the series adds it again.
 sed -i '/^   user_events$/d' Documentation/trace/index.rst
 sed -i '/uapi\/linux\/user_events\.h/{N;/mailto:linux-trace-kernel/d}' Documentation/userspace-api/ioctl/ioctl-number.rst
-sed -i '/^CONFIG_USER_EVENTS=/d' arch/s390/configs/debug_defconfig arch/s390/configs/defconfig
 sed -i '/^TARGETS += user_events$/d' tools/testing/selftests/Makefile
-
-# ring-buffer/map_test.c borrowed tracefs setup from the removed selftests:
-# give it a small helper of its own so that it keeps building.
-cp "$TOP/scripts/base/tracefs_setup.h" tools/testing/selftests/ring-buffer/
-sed -i 's|#include "../user_events/user_events_selftests.h".*|#include "tracefs_setup.h"|' \
-	tools/testing/selftests/ring-buffer/map_test.c
 
 "$TOP/scripts/check-base.sh" "$BASE"
 

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install what a fresh Debian 12 machine lacks to build, boot and test the
-# series.  Idempotent and silent when everything is present.
+# series (gcc-aarch64-linux-gnu: make series-check compiles kernel/trace
+# for arm64).  Idempotent and silent when everything is present.
 set -e
 
 PKGS="build-essential git flex bison bc libelf-dev libssl-dev dwarves ccache
 rsync cpio kmod python3 qemu-system-x86 linux-source-6.12 linux-perf trace-cmd
 bpftrace busybox-static sparse python3-sphinx python3-ply python3-git perl
-xz-utils util-linux liblttng-ust-dev lttng-tools"
+xz-utils util-linux liblttng-ust-dev lttng-tools gcc-aarch64-linux-gnu"
 
 missing=
 for p in $PKGS; do
