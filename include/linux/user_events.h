@@ -9,7 +9,6 @@
 #define _LINUX_USER_EVENTS_H
 
 #include <linux/mm_types.h>
-#include <uapi/linux/user_events.h>
 
 #ifdef CONFIG_USER_EVENTS
 struct user_event_mm;

@@ -2,7 +2,7 @@
 /*
  * user_events: trace events that user processes register and write.
  *
- * Three flows meet here (the ABI is in Documentation/trace/user_events.rst):
+ * Three flows meet here (the ABI is include/uapi/linux/user_events.h):
  *
  * Register: DIAG_IOCSREG on tracefs/user_events_data checks the user_reg,
  * parses its command (trace_events_user_parse.c), finds or creates the

@@ -13,6 +13,7 @@
 #include <linux/refcount.h>
 #include <linux/tracepoint.h>
 #include <linux/user_events.h>
+#include <uapi/linux/user_events.h>
 #include <linux/wait.h>
 
 #include "trace.h"
@@ -121,7 +122,6 @@ struct user_event_file {
 
 /* trace_events_user.c */
 extern struct user_event_group user_event_global;
-extern struct list_head user_event_groups;
 extern const struct file_operations user_events_data_fops;
 
 void user_event_log(const char *cmd, int type, int pos);
@@ -154,6 +154,8 @@ void user_event_group_changed(struct user_event_group *group);
 extern struct dyn_event_operations user_event_dyn_ops;
 
 /* trace_events_user_group.c */
+extern struct list_head user_event_groups;
+
 struct user_event_group *user_event_group_open(struct inode *inode);
 void user_event_group_close(struct user_event_group *group);
 void user_event_groups_init(void);

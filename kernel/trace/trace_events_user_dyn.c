@@ -41,6 +41,8 @@ static int user_event_dyn_create(const char *raw_command)
 		return -EPERM;
 	}
 
+	/* An old event of the name may still be held by an mm that went */
+	user_event_mm_flush();
 	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);

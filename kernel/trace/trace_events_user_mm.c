@@ -1036,10 +1036,10 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	 * user lets go, and that may hold any of them: uprobes drop mm
 	 * references under event_mutex, and a trace reader that prints a
 	 * user stack drops the recorded task's mm with trace_event_sem held.
-	 * So nothing below __mmput() takes event_mutex or a lock inside it,
-	 * not even with a trylock: the last references go to the work, which
-	 * DIAG_IOCSREG, DIAG_IOCSDEL and the status file wait for
-	 * (user_event_mm_flush()).
+	 * So nothing below __mmput() takes event_mutex or the trace core's
+	 * locks, not even with a trylock: the last references go to the
+	 * work, which the rest of user_events waits for where the ABI
+	 * promises a prompt release (user_event_mm_flush()).
 	 */
 	atomic_inc(&user_event_mm_dying);
 	llist_add(&uemm->dead, &user_event_mm_dead);

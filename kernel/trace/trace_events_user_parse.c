@@ -12,7 +12,7 @@
  * print_fmt tools read from the format file, checks the __data_loc and
  * __rel_loc words of a written record and prints a record for the trace
  * file.  It knows nothing about tracefs, registrations or the ring
- * buffer, so KUnit can test it directly (trace_events_user_kunit.c).
+ * buffer, so that KUnit can test it directly.
  *
  * Records are packed: the first field starts right after the common
  * header (USER_EVENT_FIELDS_START) and each field follows the previous

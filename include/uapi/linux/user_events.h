@@ -4,9 +4,9 @@
  *
  * A process opens tracefs/user_events_data, registers an event with
  * DIAG_IOCSREG and gets back a write index.  The kernel keeps one bit of
- * the process's memory set while any tool (ftrace, perf, eBPF) listens to
- * the event; while it is set, the process writes records with write() or
- * writev(): the 32-bit write index first, the payload after it.
+ * the process's memory set while any tool listens to the event; while it
+ * is set, the process writes records with write() or writev(): the 32-bit
+ * write index first, the payload after it.
  *
  * See Documentation/trace/user_events.rst.
  */
