@@ -1162,22 +1162,11 @@ static void drain_trace_pipe(void)
 	_exit(0);
 }
 
-/*
- * Write the records @depth calls down, so that each can have a user
- * stack of that many frames more for the reader to print (where the
- * test is built with frame pointers, which the kernel's walk follows).
- */
-static __attribute__((noinline)) int ustk_write(int fd, int idx, int depth)
+/* Write NR_USTK_RECORDS records of EV_USTK; 0 or -1 */
+static int ustk_write(int fd, int idx)
 {
 	__u32 n;
-	int ret;
 
-	if (depth) {
-		ret = ustk_write(fd, idx, depth - 1);
-		/* Not a tail call: keep this frame on the stack */
-		__asm__ volatile("" ::: "memory");
-		return ret;
-	}
 	for (n = 0; n < NR_USTK_RECORDS; n++)
 		if (ue_emit(fd, idx, &n, sizeof(n)) != sizeof(idx) + sizeof(n))
 			return -1;
@@ -1201,15 +1190,17 @@ static void ustk_child(int go, int done)
 		_exit(11);
 	if (ue_word_wait(&enable_word, 1, 60000) != 1)
 		_exit(12);
-	if (ustk_write(fd, idx, 6))
+	if (ustk_write(fd, idx))
 		_exit(13);
 	/* The registration alone holds the event now: the mm drops it */
 	close(fd);
 	if (write(done, "w", 1) != 1)
 		_exit(14);
-	for (i = 0; i < 60000 && __atomic_load_n(&enable_word,
-						  __ATOMIC_SEQ_CST); i++)
+	for (i = 0; i < 60000; i++) {
+		if (!__atomic_load_n(&enable_word, __ATOMIC_SEQ_CST))
+			break;
 		usleep(100);
+	}
 	_exit(0);
 }
 
