@@ -30,9 +30,11 @@
 #     - boot the kernel and check the KUnit suites of
 #       kernel/trace/trace_events_user*kunit*.c, once that file exists and
 #       when the step changes the kernel.
-#   NOBUILD=1 only applies the patches.
-#   A step whose tree was checked before with the same scripts and configs
-#   is not built again (build/series-check.done; FRESH=1 forgets it).
+#   NOBUILD=1 only applies the patches; KEEP_GOING=1 goes on after a step
+#   fails (and fails at the end).
+#   A step whose tree was checked before with the same configs and build
+#   scripts is not built again (build/series-check.done; FRESH=1 forgets
+#   it, as a change to the checks wants).
 #   Then compile the last tree's kernel/trace and every other C file the
 #   series changes for i386 (host gcc) and arm64 (aarch64-linux-gnu-gcc)
 #   with their defconfig plus the series' options, failing on a warning
@@ -230,6 +232,16 @@ cross_build() {
 	log "cross $arch: kernel/trace/ $files built, W=1 on $(echo $ours); no warning in the series' files ($(grep -c 'warning:' "$log" || true) elsewhere)"
 }
 
+# A failed check of a step: the end of the run, or with KEEP_GOING=1 a
+# line now and a failed run at its end.
+fail() {
+	if [ -z "${KEEP_GOING:-}" ]; then
+		die "$*"
+	fi
+	echo "series-check: FAILED: $*"
+	failed+=$'\n'"  $*"
+}
+
 check_series() {
 	[ -d "$OUT" ] || die "run make series first"
 	local without=" $* " obj=$BUILD/series-obj p n=0 nk=0 nskip=0 tag name suites done_file
@@ -243,7 +255,11 @@ check_series() {
 	# One series-check at a time (build.sh locks $obj itself).
 	exec 7>"$BUILD/series-check.lock"
 	flock 7
-	CHECK_STAMP=$(cat "$TOP/configs/guest.config" "$TOP/configs/bench.config" "$0" \
+	printf '%s\n' CONFIG_KUNIT=y CONFIG_USER_EVENTS_KUNIT_TEST=y \
+		CONFIG_SAMPLES=y CONFIG_HEADERS_INSTALL=y CONFIG_SAMPLE_USER_EVENTS=y >"$KFRAG"
+	# What a step's result depends on besides its tree (a change to the
+	# checks themselves wants FRESH=1)
+	CHECK_STAMP=$(cat "$TOP/configs/guest.config" "$TOP/configs/bench.config" "$KFRAG" \
 		"$TOP/scripts/build.sh" "$TOP/scripts/vm.sh" "$TOP/scripts/guest-init.sh" |
 		sha1sum | cut -c1-12)
 	[ -n "${FRESH:-}" ] && rm -f "$done_file"
@@ -256,8 +272,6 @@ check_series() {
 		git -C "$BASE" worktree prune
 		git -C "$BASE" worktree add -q --detach "$WT" "$FROM"
 	fi
-	printf '%s\n' CONFIG_KUNIT=y CONFIG_USER_EVENTS_KUNIT_TEST=y \
-		CONFIG_SAMPLES=y CONFIG_HEADERS_INSTALL=y CONFIG_SAMPLE_USER_EVENTS=y >"$KFRAG"
 	rm -rf "$BUILD/series-kunit"
 	git -C "$WT" am --abort >/dev/null 2>&1 || true
 	git -C "$WT" checkout -q -f --detach "$FROM"
@@ -268,6 +282,7 @@ check_series() {
 	cp -a "$OUT" "$mails"
 	# obj_ok: build/series-obj holds the kernel of the step before
 	local all=("$mails"/0*.patch) last obj_ok=0 wserr=
+	failed=
 	last=${all[-1]}
 	for p in "${all[@]}"; do
 		case "$p" in */0000-*) continue ;; esac
@@ -278,6 +293,7 @@ check_series() {
 			continue
 		fi
 		n=$((n + 1))
+		step_failed=$failed
 		log "series-check: $name"
 		git -C "$WT" am -q --keep-cr "$p" 2>"$BUILD/series-am.err" ||
 			{ cat "$BUILD/series-am.err"; die "$name does not apply"; }
@@ -303,7 +319,8 @@ check_series() {
 		if [ -n "$kernel$kconfig" ] || [ $obj_ok = 0 ]; then
 			[ -n "$kconfig" ] && rm -f "$obj/.config-stamp"
 			CONFIG_ALLOW_UNDEFINED=1 EXTRA_CONFIG=$KFRAG SRC=$WT OBJ=$obj \
-				"$TOP/scripts/build.sh" bench -s bzImage || die "$name: kernel build fails"
+				"$TOP/scripts/build.sh" bench -s bzImage ||
+				{ fail "$name: kernel build fails"; obj_ok=0; continue; }
 			local ours=() f forced=
 			for f in "$WT"/kernel/trace/trace_events_user*.c; do
 				[ -f "$f" ] || continue
@@ -312,7 +329,7 @@ check_series() {
 			done
 			grep -qx 'config USER_EVENTS' "$WT/kernel/trace/Kconfig" || forced=1
 			w1_objects "$forced" "$obj" "${ours[@]}" ||
-				die "$name: warnings in the series' objects"
+				fail "$name: warnings in the series' objects"
 			obj_ok=1
 		else
 			log "series-check: no change to the kernel (built at the step before)"
@@ -320,7 +337,7 @@ check_series() {
 
 		if [ -f "$WT/samples/user_events/Makefile" ] && grep -q '^CONFIG_SAMPLE_USER_EVENTS=y' "$obj/.config"; then
 			CONFIG_ALLOW_UNDEFINED=1 EXTRA_CONFIG=$KFRAG SRC=$WT OBJ=$obj \
-				"$TOP/scripts/build.sh" bench -s samples/user_events/ || die "$name: samples do not build"
+				"$TOP/scripts/build.sh" bench -s samples/user_events/ || fail "$name: samples do not build"
 		fi
 		local tools=
 		git -C "$WT" diff --name-only HEAD~1 HEAD | grep -q '^tools/' && tools=1
@@ -333,15 +350,18 @@ check_series() {
 			make -s -C "$WT/tools/testing/selftests" TARGETS=user_events \
 				KHDR_INCLUDES="-isystem $obj/usr/include" \
 				O="$obj/kselftest" >/dev/null 2>"$obj/ksft.err" ||
-				{ cat "$obj/ksft.err"; die "$name: user_events selftests do not build"; }
+				{ cat "$obj/ksft.err"; fail "$name: user_events selftests do not build"; }
+			grep -q 'warning:' "$obj/ksft.err" &&
+				{ cat "$obj/ksft.err"; fail "$name: warnings in the user_events selftests"; }
 		fi
 		if [ -n "$tools" ]; then
 			rm -rf "$obj/kselftest/kselftest/ring-buffer"
 			make -s -C "$WT/tools/testing/selftests" TARGETS=ring-buffer \
 				KHDR_INCLUDES="-isystem $obj/usr/include" \
-				O="$obj/kselftest" >/dev/null 2>"$obj/ksft.err" ||
-				{ cat "$obj/ksft.err"; die "$name: the ring-buffer selftest does not build"; }
-			log "selftests: ring-buffer (map_test) builds"
+				O="$obj/kselftest" >/dev/null 2>"$obj/ksft.err" &&
+				! grep -q 'warning:' "$obj/ksft.err" &&
+				log "selftests: ring-buffer (map_test) builds" ||
+				{ cat "$obj/ksft.err"; fail "$name: the ring-buffer selftest does not build cleanly"; }
 		fi
 
 		# The KUnit suites, at each step that has them and changes the kernel.
@@ -353,10 +373,10 @@ check_series() {
 		done
 		if [ ${#suites[@]} -gt 0 ] && [ -n "$kernel" ]; then
 			run_kunit "$obj/arch/x86/boot/bzImage" "$BUILD/series-kunit/$n" "${suites[@]}" ||
-				die "$name: KUnit fails (see $BUILD/series-kunit/$n)"
+				{ fail "$name: KUnit fails (see $BUILD/series-kunit/$n)"; continue; }
 			nk=$((nk + 1))
 		fi
-		step_key >>"$done_file"
+		[ "$failed" = "$step_failed" ] && step_key >>"$done_file"
 	done
 	local what="all $n patches"
 	[ -n "$*" ] && what="$n patches (without the ones marked drop: $*)"
@@ -380,6 +400,7 @@ check_series() {
 		"$TOP/scripts/lint.sh"
 	fi
 	[ -z "$wserr" ] || die "git am reports whitespace errors in:$wserr"
+	[ -z "$failed" ] || die "failed steps:$failed"
 }
 
 case "${1:-export}" in
