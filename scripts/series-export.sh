@@ -389,7 +389,11 @@ check_series() {
 			die "the tree after the last patch is not build/linux's"
 		return 0
 	fi
-	echo "series-check: $what apply onto $FROM and build; KUnit passed at $nk steps$([ $nskip = 0 ] || echo ", $nskip steps checked before")"
+	if [ -n "$failed" ]; then
+		echo "series-check: $what apply onto $FROM; these checks failed:$failed"
+	else
+		echo "series-check: $what apply onto $FROM and build; KUnit passed at $nk steps$([ $nskip = 0 ] || echo ", $nskip steps checked before")"
+	fi
 	if [ "${CROSS:-1}" != 0 ]; then
 		cross_build i386 ""
 		cross_build arm64 aarch64-linux-gnu-
@@ -399,8 +403,8 @@ check_series() {
 			die "the tree after the last patch is not build/linux's"
 		"$TOP/scripts/lint.sh"
 	fi
+	[ -z "$failed" ] || die "failed checks:$failed"
 	[ -z "$wserr" ] || die "git am reports whitespace errors in:$wserr"
-	[ -z "$failed" ] || die "failed steps:$failed"
 }
 
 case "${1:-export}" in
