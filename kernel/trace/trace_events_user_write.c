@@ -426,4 +426,3 @@ ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *from)
 	return user_events_write_event(ue, user_iter_ubuf(from, size), from,
 				       size, count);
 }
-
