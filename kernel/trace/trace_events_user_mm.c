@@ -815,6 +815,7 @@ struct user_event_fork {
 	struct mm_struct	*oldmm;
 	struct user_event_mm	*uemm;
 	struct vm_area_struct	*vma;	/* of the last word copied */
+	struct rb_node		*last;	/* its copy: the child's rightmost */
 	void			*batch[USER_EVENT_FORK_BATCH];
 	unsigned int		nr;	/* allocated in @batch */
 	unsigned int		used;	/* of them */
@@ -824,7 +825,7 @@ struct user_event_fork {
 };
 
 /* Refill f->batch; false (f->ret set) if no enabler could be had */
-static noinline bool user_event_fork_refill(struct user_event_fork *f)
+static bool user_event_fork_refill(struct user_event_fork *f)
 {
 	/* No more than can be left to copy */
 	f->nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
@@ -865,8 +866,14 @@ static bool user_event_fork_copy(struct user_event_fork *f,
 	copy->wbit = e->wbit;
 	copy->uemm = uemm;
 	INIT_LIST_HEAD(&copy->pending_link);
-	/* The parent's tree is walked in order: each copy goes rightmost */
-	rb_add(&copy->node, &uemm->enablers, user_event_enabler_less);
+	/*
+	 * The parent's tree is walked in order: each copy goes rightmost,
+	 * below the last one, which as the largest has no right child.
+	 */
+	rb_link_node(&copy->node, f->last,
+		     f->last ? &f->last->rb_right : &uemm->enablers.rb_node);
+	rb_insert_color(&copy->node, &uemm->enablers);
+	f->last = &copy->node;
 	uemm->count++;
 
 	/* @e holds a reference on the event: this is not the first */
