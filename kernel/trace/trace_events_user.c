@@ -486,7 +486,6 @@ static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
 static int user_event_define_fields(struct trace_event_call *call)
 {
 	struct user_event *ue = call->data;
-	struct ftrace_event_field *field;
 	const struct user_field *f;
 	int ret;
 	u32 i;
@@ -500,12 +499,6 @@ static int user_event_define_fields(struct trace_event_call *call)
 			ue->fields_failed = true;
 			return ret;
 		}
-
-		/* With its length a char array shows as "char s[16]" */
-		field = list_first_entry(trace_get_fields(call),
-					 struct ftrace_event_field, link);
-		if (f->kind == USER_FIELD_ARRAY && field->name == f->name)
-			field->len = f->size;
 	}
 	return 0;
 }
