@@ -40,7 +40,7 @@
  *   mmap_lock, then the locks of trace_events_user_mm.c
  * event_mutex and user_event_file.lock are never held together, and
  * event_mutex is never held while waiting for an mm.  The write path
- * takes no lock: RCU for the index array and the tracepoint.
+ * takes no lock of its own: RCU for the index array and the tracepoint.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -670,13 +670,6 @@ static int user_events_open(struct inode *inode, struct file *file)
 	mutex_init(&uf->lock);
 	uf->group = group;
 	file->private_data = uf;
-
-	/*
-	 * The file has no position: write() ignores it and pwrite() takes
-	 * only 0.  Without FMODE_ATOMIC_POS the threads of a process that
-	 * share the file do not serialize every write() on f_pos_lock.
-	 */
-	file->f_mode &= ~FMODE_ATOMIC_POS;
 	return 0;
 }
 

@@ -23,9 +23,6 @@
 
 #define USER_EVENT_LOC		"user_events"
 
-/* A record's payload can never exceed what a __data_loc word addresses */
-#define USER_EVENT_PAYLOAD_MAX	(U16_MAX - USER_EVENT_FIELDS_START)
-
 /* user_event.status: what is attached to the event's tracepoint */
 #define USER_EVENT_USED_FTRACE	BIT(0)
 #define USER_EVENT_USED_PERF	BIT(1)

@@ -3,9 +3,10 @@
  * user_events with ftrace: registering, the status file, enable bits
  * following events/user_events/NAME/enable in one and in many processes,
  * records in the trace file for every field type, events without fields,
- * EBADF while nothing listens, the __data_loc/__rel_loc validators,
+ * EBADF while nothing listens, records too large for the buffer, the
+ * __data_loc/__rel_loc validators,
  * filters and hist triggers, one event enabled in two trace instances,
- * the stacktrace option,
+ * the stacktrace option and its first frame,
  * and the records of a deleted event, which the next event registered
  * must not show as its own.
  */
@@ -495,6 +496,31 @@ TEST_F_TIMEOUT(ftrace, ebadf_when_nothing_attached, TIMEOUT)
 }
 
 /*
+ * A record larger than the ring buffer's largest event is dropped and the
+ * write succeeds, as when the buffer is full; whatever the size, no write
+ * fails for it.
+ */
+TEST_F_TIMEOUT(ftrace, oversized_record_dropped, TIMEOUT)
+{
+	static char big[4 + 70000];
+	__u32 val = 7;
+	int idx = -1;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_BADF " u32 a", &enable_word, 0,
+			    &idx));
+	ASSERT_EQ(0, ue_enable(EV_BADF, true));
+
+	memcpy(big, &idx, sizeof(idx));
+	EXPECT_EQ(4 + 65528, write(self->fd, big, 4 + 65528));
+	EXPECT_EQ((ssize_t)sizeof(big), write(self->fd, big, sizeof(big)));
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	ASSERT_EQ(0, ue_enable(EV_BADF, false));
+
+	ue_trace_read(&self->trace);
+	EXPECT_EQ(1, ue_trace_count(self->trace, EV_BADF));
+}
+
+/*
  * Write records with broken loc words to an event "u32 a; LOC char[] s":
  * each must fail with EFAULT and leave nothing in the trace; then a good
  * record goes through.
@@ -796,7 +822,7 @@ TEST_F_TIMEOUT(ftrace, two_instances, TIMEOUT)
 TEST_F_TIMEOUT(ftrace, stacktrace_option, TIMEOUT)
 {
 	char path[UE_PATH_MAX];
-	const char *rec, *stack, *end;
+	const char *rec, *stack, *end, *first, *probe;
 	char *buf = NULL;
 	__u32 val = 9;
 	int idx = -1;
@@ -825,6 +851,18 @@ TEST_F_TIMEOUT(ftrace, stacktrace_option, TIMEOUT)
 	EXPECT_NE(NULL, strstr(stack, "vfs_write")) TH_LOG("%.400s", stack);
 	EXPECT_EQ(NULL, strstr(stack, "trace_event_buffer_commit"))
 		TH_LOG("%.400s", stack);
+	/*
+	 * As for the kernel's own events, the first frame is the code that
+	 * hit the event: the write path that runs the probes, not the probe
+	 * and not the trace core.
+	 */
+	first = strstr(stack, "=> ");
+	ASSERT_NE(NULL, first);
+	first += 3;
+	EXPECT_EQ(0, strncmp(first, "user_event", strlen("user_event")))
+		TH_LOG("first frame: %.60s", first);
+	probe = strstr(stack, "user_event_ftrace");
+	EXPECT_TRUE(!probe || probe > end) TH_LOG("%.400s", stack);
 	/* Nothing after the second record */
 	EXPECT_EQ(NULL, strstr(end, "<stack trace>"));
 	free(buf);

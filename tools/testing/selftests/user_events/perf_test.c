@@ -4,7 +4,8 @@
  * enable bit and the status file says "perf"; each record written lands in
  * the ring buffer as a PERF_RECORD_SAMPLE whose raw data has the layout of
  * the format file (fields, __data_loc and __rel_loc included, never the
- * write index).
+ * write index); a record too large for perf is dropped, the write
+ * succeeds.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -148,7 +149,7 @@ static void read_samples(struct perf_ring *r)
 	long page = sysconf(_SC_PAGESIZE);
 	struct perf_event_header hdr;
 	const unsigned char *data;
-	unsigned char rec[8192];
+	static unsigned char rec[65536];	/* any perf_event_header.size */
 	__u64 head, tail, size;
 	struct sample *s;
 
@@ -326,6 +327,35 @@ TEST_F_TIMEOUT(perf, validators_drop_bad_records, TIMEOUT)
 	EXPECT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
 	read_samples(&self->r);
 	EXPECT_EQ(1, self->r.nr_samples);
+}
+
+/*
+ * A record larger than perf's trace buffer (8 KiB) is dropped for perf,
+ * and the write succeeds, as when the ring is full; smaller ones still
+ * arrive.
+ */
+TEST_F_TIMEOUT(perf, oversized_record_dropped, TIMEOUT)
+{
+	static char big[4 + 70000];
+	__u32 val = 5;
+	int idx = -1;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_EMPTY " u32 a", &enable_word, 0,
+			    &idx));
+	ASSERT_EQ(0, perf_attach(&self->r, EV_EMPTY));
+
+	memcpy(big, &idx, sizeof(idx));
+	/* 8 header bytes + 8181 + the u32 size word, 8-aligned: 8196 */
+	EXPECT_EQ(4 + 8181, write(self->fd, big, 4 + 8181));
+	EXPECT_EQ((ssize_t)sizeof(big), write(self->fd, big, sizeof(big)));
+	read_samples(&self->r);
+	EXPECT_EQ(0, self->r.nr_samples);
+
+	/* The largest that fits: 8188 bytes of raw data */
+	EXPECT_EQ(4 + 8180, write(self->fd, big, 4 + 8180));
+	EXPECT_EQ(8, ue_emit(self->fd, idx, &val, sizeof(val)));
+	read_samples(&self->r);
+	EXPECT_EQ(2, self->r.nr_samples);
 }
 
 TEST_F_TIMEOUT(perf, empty_event, TIMEOUT)
