@@ -95,7 +95,7 @@ static const char * const user_common_fields[] = {
 
 /*
  * The length of an array is written in at most this many characters
- * ("0x00400", "0001024"), whatever its value
+ * ("0x00400", "0002000"), whatever its value
  */
 #define USER_ARRAY_LEN_CHARS	7
 
@@ -213,6 +213,27 @@ static bool user_parse_num(const char *s, int len, u32 *val)
 			return false;
 		v = v * base + d;
 	}
+	*val = v;
+	return true;
+}
+
+/*
+ * The N of char[N], @s[0..@len): read by kstrtouint() with base 0, as
+ * programs written for Linux expect (decimal, 0x hexadecimal, octal with
+ * a leading 0: "010" is 8), in at most USER_ARRAY_LEN_CHARS characters,
+ * from 1 to USER_EVENT_ARRAY_MAX.
+ */
+static bool user_parse_array_len(const char *s, int len, u32 *val)
+{
+	char buf[USER_ARRAY_LEN_CHARS + 1];
+	unsigned int v;
+
+	if (!len || len > USER_ARRAY_LEN_CHARS)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (kstrtouint(buf, 0, &v) || !v || v > USER_EVENT_ARRAY_MAX)
+		return false;
 	*val = v;
 	return true;
 }
@@ -347,9 +368,8 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, w->pos);
 
 	if (suffix.len < 2 || suffix.s[suffix.len - 1] != ']' ||
-	    suffix.len - 2 > USER_ARRAY_LEN_CHARS ||
-	    !user_parse_num(suffix.s + 1, suffix.len - 2, &tok->array_len) ||
-	    !tok->array_len || tok->array_len > USER_EVENT_ARRAY_MAX)
+	    !user_parse_array_len(suffix.s + 1, suffix.len - 2,
+				  &tok->array_len))
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_ARRAY_LEN,
 				       suffix.pos + 1);
 	tok->kind = USER_FIELD_ARRAY;
