@@ -390,7 +390,7 @@ static void user_test_limits(struct kunit *test)
 	u32 room = USER_EVENT_FIXED_MAX - S;
 	struct user_event_format *fmt;
 	struct user_parse_err err;
-	int len, i;
+	int len;
 	char *cmd;
 
 	cmd = kunit_kzalloc(test, USER_EVENT_CMD_MAX + 1, GFP_KERNEL);
@@ -426,17 +426,30 @@ static void user_test_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
 	KUNIT_EXPECT_EQ(test, err.pos, 10);
 
-	/* Large char arrays add up too: blame the first that overflows */
-	cmd = user_test_printf(test, "ev char[1024] a");
-	for (i = 1; S + (i + 1) * 1024 <= USER_EVENT_FIXED_MAX; i++)
-		sprintf(cmd + strlen(cmd), "; char[1024] %c", 'a' + i);
+	/*
+	 * Large char arrays add up too: blame the first that overflows.
+	 * A struct takes the room the arrays leave, so that the command is
+	 * as short on 64K pages as on 4K ones (the room is 3832 bytes with
+	 * 4K pages: struct 760 + 3 * 1024; 65272 with 64K: 62200 + 3 * 1024).
+	 */
+	BUILD_BUG_ON(USER_EVENT_FIXED_MAX - S <= 3 * USER_EVENT_ARRAY_MAX);
+	cmd = user_test_printf(test, "ev struct s a %u; %s", room - 3 * 1024,
+			       "char[1024] b; char[1024] c; char[1024] d");
 	fmt = user_test_parse(test, cmd);
-	KUNIT_EXPECT_EQ(test, fmt->nr_fields, i);
+	KUNIT_EXPECT_EQ(test, fmt->nr_fields, 4);
+	KUNIT_EXPECT_EQ(test, fmt->size, USER_EVENT_FIXED_MAX);
 	len = strlen(cmd);
-	strcat(cmd, "; char[1024] z");
+	strcat(cmd, "; u8 e");
 	KUNIT_EXPECT_EQ(test, user_event_parse(cmd, &fmt, &err), -EINVAL);
 	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
 	KUNIT_EXPECT_EQ(test, err.pos, len + 2);
+
+	cmd = user_test_printf(test, "ev struct s a %u; %s; u8 e",
+			       room - 3 * 1024 + 1,
+			       "char[1024] b; char[1024] c; char[1024] d");
+	KUNIT_EXPECT_EQ(test, user_event_parse(cmd, &fmt, &err), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
+	KUNIT_EXPECT_EQ(test, err.pos, strstr(cmd, "char[1024] d") - cmd);
 }
 
 /* As many fields as fit in a command */
