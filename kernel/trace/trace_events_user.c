@@ -621,17 +621,20 @@ err:
  * @multi:	a multi-format event
  * @cmd:	the command, for error_log
  * @pos:	where the name starts in @cmd
+ * @created:	set to whether the event was created by this call
  *
  * Return: the event, or an ERR_PTR(): -EADDRINUSE (same name, other
  * fields), -EMFILE (the group's limit), -ENOMEM, -ENODEV.
  */
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
-				  bool multi, const char *cmd, int pos)
+				  bool multi, const char *cmd, int pos,
+				  bool *created)
 {
 	struct user_event *ue;
 	bool taken = false;
 
+	*created = false;
 	mutex_lock(&event_mutex);
 	user_event_reap_name(group, fmt->name);
 	ue = user_event_find(group, fmt, multi, &taken);
@@ -642,6 +645,7 @@ struct user_event *user_event_get(struct user_event_group *group,
 		ue = ERR_PTR(-EADDRINUSE);
 	} else {
 		ue = user_event_create(group, fmt, multi);
+		*created = !IS_ERR(ue);
 		if (!IS_ERR(ue))
 			fmt = NULL;
 		else if (PTR_ERR(ue) == -EMFILE)
@@ -893,6 +897,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	struct user_event_word w;
 	struct user_event *ue;
 	struct user_reg reg;
+	bool created;
 	char *cmd;
 	int ret;
 
@@ -920,7 +925,8 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	/* An old event of the name may still be held by an mm that went */
 	user_event_mm_flush();
 	ue = user_event_get(uf->group, fmt,
-			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0);
+			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0,
+			    &created);
 	if (IS_ERR(ue)) {
 		kfree(cmd);
 		return PTR_ERR(ue);
@@ -936,8 +942,13 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
 	kfree(cmd);
 
-	/* Persistent only once registered: a failure leaves nothing */
-	if (!ret && (reg.flags & USER_EVENT_REG_PERSIST)) {
+	/*
+	 * PERSIST makes only the event it created persistent, and only once
+	 * registered: a failure leaves nothing, and an event that existed
+	 * stays as its creator made it (else any CAP_PERFMON process could
+	 * pin another program's event).
+	 */
+	if (!ret && created && (reg.flags & USER_EVENT_REG_PERSIST)) {
 		mutex_lock(&event_mutex);
 		ue->persist = true;
 		mutex_unlock(&event_mutex);

@@ -127,7 +127,8 @@ extern const struct file_operations user_events_data_fops;
 void user_event_log(const char *cmd, int type, int pos);
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
-				  bool multi, const char *cmd, int pos);
+				  bool multi, const char *cmd, int pos,
+				  bool *created);
 void user_event_put(struct user_event *ue);
 void user_event_put_locked(struct user_event *ue);
 int user_event_delete(struct user_event *ue);

@@ -22,6 +22,7 @@ static int user_event_dyn_create(const char *raw_command)
 	struct user_parse_err perr;
 	const char *cmd = skip_spaces(raw_command);
 	struct user_event *ue;
+	bool created;
 	int pos, ret;
 
 	if (!str_has_prefix(cmd, USER_EVENTS_PREFIX))
@@ -43,12 +44,19 @@ static int user_event_dyn_create(const char *raw_command)
 
 	/* An old event of the name may still be held by an mm that went */
 	user_event_mm_flush();
-	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos);
+	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos,
+			    &created);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
 
+	/*
+	 * An event that existed with the same fields stays as it is, as for
+	 * DIAG_IOCSREG with PERSIST: a registered one still goes with its
+	 * last reference.
+	 */
 	mutex_lock(&event_mutex);
-	ue->persist = true;
+	if (created)
+		ue->persist = true;
 	user_event_put_locked(ue);
 	mutex_unlock(&event_mutex);
 	return 0;

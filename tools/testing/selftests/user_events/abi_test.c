@@ -474,6 +474,27 @@ TEST_F_TIMEOUT(abi, reg_array_len, TIMEOUT)
 	}
 }
 
+/*
+ * PERSIST on an event that exists without it leaves the event as it is:
+ * it still goes with its last reference, whoever asked for PERSIST.
+ */
+TEST_F_TIMEOUT(abi, reg_persist_existing, TIMEOUT)
+{
+	static __u32 word;
+	int i1 = -1, i2 = -2;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word, 0, &i1));
+	EXPECT_EQ(0, ue_reg_flags(self->fd, EV_A " u32 a",
+				  USER_EVENT_REG_PERSIST, &word, 4, 1, &i2));
+	EXPECT_EQ(i1, i2);
+	ASSERT_EQ(0, ue_unreg(self->fd, &word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &word, 1));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_FALSE(ue_event_exists(NULL, EV_A));
+	EXPECT_EQ(-ENOENT, ue_del(EV_A));
+}
+
 TEST_F_TIMEOUT(abi, write_index_per_file, TIMEOUT)
 {
 	static __u32 word;
