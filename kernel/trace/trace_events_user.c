@@ -766,6 +766,11 @@ static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
 	if (!cmd)
 		return -ENOMEM;
 
+	/* Above what a pointer holds (32-bit kernels): as for enable_addr */
+	if (uaddr != (unsigned long)uaddr) {
+		kfree(cmd);
+		return -EFAULT;
+	}
 	len = strncpy_from_user(cmd, u64_to_user_ptr(uaddr), USER_EVENT_CMD_MAX);
 	if (len < 0) {
 		kfree(cmd);

@@ -349,6 +349,14 @@ TEST_F_TIMEOUT(abi, reg_name_args, TIMEOUT)
 	fill_reg(&reg, (const char *)(uintptr_t)UE_KERNEL_ADDR, &word, 4, 0);
 	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, &reg));
 
+	/*
+	 * Above what a user pointer holds: EFAULT, as for enable_addr, also
+	 * where the low half alone would be the command (32-bit kernels)
+	 */
+	fill_reg(&reg, EV_A " u32 a", &word, 4, 0);
+	reg.name_args |= 0xffffffff00000000ULL;
+	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, &reg));
+
 	/* A string that runs into an unmapped page before its NUL */
 	pages = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
