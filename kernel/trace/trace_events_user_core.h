@@ -26,9 +26,13 @@
 /* A record's payload can never exceed what a __data_loc word addresses */
 #define USER_EVENT_PAYLOAD_MAX	(U16_MAX - USER_EVENT_FIELDS_START)
 
-/* user_event.status: what is attached to the event's tracepoint */
+/*
+ * What is attached to the event's tracepoint: user_event.status has what
+ * its reg callback attached, user_event_used() adds any other probe
+ */
 #define USER_EVENT_USED_FTRACE	BIT(0)
 #define USER_EVENT_USED_PERF	BIT(1)
+#define USER_EVENT_USED_OTHER	BIT(2)
 
 /**
  * struct user_event - one event, single- or multi-format
@@ -148,6 +152,10 @@ ssize_t user_events_write(struct file *file, const char __user *ubuf,
 ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *from);
 
 /* trace_events_user_status.c */
+struct seq_file;
+
+unsigned int user_event_used(struct user_event *ue);
+void user_event_show_used(struct seq_file *m, unsigned int used);
 extern const struct file_operations user_events_status_fops;
 void user_event_group_changed(struct user_event_group *group);
 

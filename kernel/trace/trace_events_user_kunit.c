@@ -2,17 +2,19 @@
 /*
  * KUnit tests of the user_events command parser (trace_events_user_parse.c):
  * accepted and rejected commands, types, sizes, offsets, matching, the
- * canonical fields text, print_fmt, record validation and printing.
+ * canonical fields text, print_fmt, record validation and printing; and
+ * what the status file says is attached to an event.
  */
 
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/trace_seq.h>
 #include <linux/unaligned.h>
 
-#include "trace_events_user.h"
+#include "trace_events_user_core.h"
 
 /* Record offset of the first field */
 #define S		USER_EVENT_FIELDS_START
@@ -1032,6 +1034,85 @@ static void user_test_errs(struct kunit *test)
 	user_event_format_free(NULL);
 }
 
+/*
+ * The status file's "# Used by": each probe of the reg callback counts
+ * as what attached it, any other probe on the tracepoint as other
+ */
+static void user_test_probe_ftrace(void *data)
+{
+}
+
+static void user_test_probe_other(void *data)
+{
+}
+
+static unsigned int user_test_used(struct user_event *ue)
+{
+	unsigned int used;
+
+	mutex_lock(&event_mutex);
+	used = user_event_used(ue);
+	mutex_unlock(&event_mutex);
+	return used;
+}
+
+static const char *user_test_used_text(struct kunit *test, unsigned int used)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = 64;
+	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	user_event_show_used(m, used);
+	KUNIT_ASSERT_LT(test, m->count, m->size);
+	return m->buf;
+}
+
+static void user_test_status_used(struct kunit *test)
+{
+	struct user_event *ue = kunit_kzalloc(test, sizeof(*ue), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ue);
+	ue->tp.name = "user_events_kunit";
+	ue->class.probe = user_test_probe_ftrace;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), 0);
+
+	/* The ftrace probe, as the reg callback attaches it */
+	ret = tracepoint_probe_register(&ue->tp, user_test_probe_ftrace, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ue->status = USER_EVENT_USED_FTRACE;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), USER_EVENT_USED_FTRACE);
+
+	/* Another probe on the tracepoint */
+	ret = tracepoint_probe_register(&ue->tp, user_test_probe_other, ue);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, user_test_used(ue),
+			USER_EVENT_USED_FTRACE | USER_EVENT_USED_OTHER);
+
+	tracepoint_probe_unregister(&ue->tp, user_test_probe_ftrace, NULL);
+	ue->status = 0;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), USER_EVENT_USED_OTHER);
+
+	tracepoint_probe_unregister(&ue->tp, user_test_probe_other, ue);
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), 0);
+
+	KUNIT_EXPECT_STREQ(test, user_test_used_text(test, 0), "");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_OTHER),
+			   " # Used by other");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_FTRACE |
+					       USER_EVENT_USED_OTHER),
+			   " # Used by ftrace other");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_FTRACE |
+					       USER_EVENT_USED_PERF |
+					       USER_EVENT_USED_OTHER),
+			   " # Used by ftrace perf other");
+}
+
 static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE_PARAM(user_test_accept, user_accept_gen_params),
 	KUNIT_CASE(user_test_offsets),
@@ -1049,6 +1130,7 @@ static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE(user_test_print_bad),
 	KUNIT_CASE(user_test_print_long_hex),
 	KUNIT_CASE(user_test_errs),
+	KUNIT_CASE(user_test_status_used),
 	{}
 };
 
