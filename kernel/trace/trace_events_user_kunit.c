@@ -605,6 +605,75 @@ static void user_test_match(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, user_event_format_equal(a, a));
 }
 
+/*
+ * Matching the words of a dynamic_events command ("-:ev u32 a; u32 b"),
+ * split at whitespace as dynamic_events splits them, field by field
+ */
+
+struct user_args_case {
+	const char	*cmd;
+	const char	*args;
+	bool		match;
+};
+
+static const struct user_args_case user_args_cases[] = {
+	{ "ev u32 a;u32 b", "u32 a; u32 b", true },
+	{ "ev u32 a;u32 b", "u32 a;u32 b", true },
+	{ "ev u32 a;u32 b", "  u32 a ; u32\tb ;", true },
+	{ "ev u32 a;u32 b", "u32 a ;u32 b;", true },
+	{ "ev", "", true },
+	{ "ev char[16] s", "char[0x10] s", true },
+	{ "ev char[8] s", "char[010] s", true },
+	{ "ev struct x y 20", "struct x y 0x14", true },
+	{ "ev unsigned int a", "unsigned  int a", true },
+	{ "ev __data_loc char[] d; u8 e", "__data_loc char[] d;u8 e", true },
+	{ "ev u32 a;u32 b", "u32 a", false },
+	{ "ev u32 a;u32 b", "u32 a; u32 b; u32 c", false },
+	{ "ev u32 a;u32 b", "u32 b; u32 a", false },
+	{ "ev u32 a", "u32 a;;", false },
+	{ "ev u32 a", "; u32 a", false },
+	{ "ev u32 a", ";", false },
+	{ "ev", "u32 a", false },
+	{ "ev", ";", false },
+	{ "ev u32 a", "", false },
+	{ "ev u32 a", "s32 a", false },
+	{ "ev u32 a", "u32 b", false },
+	{ "ev u32 a", "u32 a b", false },
+	{ "ev u32 a", "u32 a 4", false },
+	{ "ev u32 a", "u32 a b c d e f", false },
+	{ "ev u32 a", "u32", false },
+	{ "ev char[10] s", "char[010] s", false },
+	{ "ev struct x y 20", "struct x y 21", false },
+	{ "ev struct x y 20", "struct z y 20", false },
+	{ "ev __data_loc char[] d", "__rel_loc char[] d", false },
+};
+
+static void user_args_desc(const struct user_args_case *c, char *desc)
+{
+	char buf[KUNIT_PARAM_DESC_SIZE];
+
+	snprintf(buf, sizeof(buf), "%s %s '%s'", c->cmd,
+		 c->match ? "==" : "!=", c->args);
+	user_test_desc(desc, buf);
+}
+
+KUNIT_ARRAY_PARAM(user_args, user_args_cases, user_args_desc);
+
+static void user_test_match_args(struct kunit *test)
+{
+	const struct user_args_case *c = test->param_value;
+	struct user_event_format *fmt = user_test_parse(test, c->cmd);
+	char **argv;
+	int argc;
+
+	argv = argv_split(GFP_KERNEL, c->args, &argc);
+	KUNIT_ASSERT_NOT_NULL(test, argv);
+	KUNIT_EXPECT_EQ(test, user_event_format_match_args(fmt, argc,
+							   (const char **)argv),
+			c->match);
+	argv_free(argv);
+}
+
 /* The canonical fields text, and parsing it back */
 
 struct user_text_case {
@@ -1123,6 +1192,7 @@ static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE(user_test_many_fields),
 	KUNIT_CASE(user_test_parse_fields),
 	KUNIT_CASE_PARAM(user_test_match, user_match_gen_params),
+	KUNIT_CASE_PARAM(user_test_match_args, user_args_gen_params),
 	KUNIT_CASE_PARAM(user_test_fields_text, user_text_gen_params),
 	KUNIT_CASE_PARAM(user_test_print_fmt, user_print_fmt_gen_params),
 	KUNIT_CASE_PARAM(user_test_validate, user_validate_gen_params),
