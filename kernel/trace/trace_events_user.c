@@ -614,17 +614,20 @@ err:
  * @multi:	a multi-format event
  * @cmd:	the command, for error_log
  * @pos:	where the name starts in @cmd
+ * @created:	set to whether the event was created by this call
  *
  * Return: the event, or an ERR_PTR(): -EADDRINUSE (same name, other
  * fields), -EMFILE (the group's limit), -ENOMEM, -ENODEV.
  */
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
-				  bool multi, const char *cmd, int pos)
+				  bool multi, const char *cmd, int pos,
+				  bool *created)
 {
 	struct user_event *ue;
 	bool taken = false;
 
+	*created = false;
 	mutex_lock(&event_mutex);
 	user_event_reap_name(group, fmt->name);
 	ue = user_event_find(group, fmt, multi, &taken);
@@ -635,6 +638,7 @@ struct user_event *user_event_get(struct user_event_group *group,
 		ue = ERR_PTR(-EADDRINUSE);
 	} else {
 		ue = user_event_create(group, fmt, multi);
+		*created = !IS_ERR(ue);
 		if (!IS_ERR(ue))
 			fmt = NULL;
 		else if (PTR_ERR(ue) == -EMFILE)
@@ -748,6 +752,11 @@ static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
 	if (!cmd)
 		return -ENOMEM;
 
+	/* Above what a pointer holds (32-bit kernels): as for enable_addr */
+	if (uaddr != (unsigned long)uaddr) {
+		kfree(cmd);
+		return -EFAULT;
+	}
 	len = strncpy_from_user(cmd, u64_to_user_ptr(uaddr), USER_EVENT_CMD_MAX);
 	if (len < 0) {
 		kfree(cmd);
@@ -879,6 +888,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	struct user_event_word w;
 	struct user_event *ue;
 	struct user_reg reg;
+	bool created;
 	char *cmd;
 	int ret;
 
@@ -906,7 +916,8 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	/* An old event of the name may still be held by an mm that went */
 	user_event_mm_flush();
 	ue = user_event_get(uf->group, fmt,
-			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0);
+			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0,
+			    &created);
 	if (IS_ERR(ue)) {
 		kfree(cmd);
 		return PTR_ERR(ue);
@@ -922,8 +933,13 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
 	kfree(cmd);
 
-	/* Persistent only once registered: a failure leaves nothing */
-	if (!ret && (reg.flags & USER_EVENT_REG_PERSIST)) {
+	/*
+	 * PERSIST makes only the event it created persistent, and only once
+	 * registered: a failure leaves nothing, and an event that existed
+	 * stays as its creator made it (else any CAP_PERFMON process could
+	 * pin another program's event).
+	 */
+	if (!ret && created && (reg.flags & USER_EVENT_REG_PERSIST)) {
 		mutex_lock(&event_mutex);
 		ue->persist = true;
 		mutex_unlock(&event_mutex);

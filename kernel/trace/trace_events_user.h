@@ -131,6 +131,8 @@ int user_event_parse_fields(const char *name, const char *fields,
 void user_event_format_free(struct user_event_format *fmt);
 bool user_event_format_equal(const struct user_event_format *a,
 			     const struct user_event_format *b);
+bool user_event_format_match_args(const struct user_event_format *fmt,
+				  int argc, const char **argv);
 int user_event_format_fields_text(const struct user_event_format *fmt,
 				  char *buf, int len);
 char *user_event_print_fmt(const struct user_event_format *fmt);

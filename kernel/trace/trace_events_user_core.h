@@ -23,9 +23,13 @@
 
 #define USER_EVENT_LOC		"user_events"
 
-/* user_event.status: what is attached to the event's tracepoint */
+/*
+ * What is attached to the event's tracepoint: user_event.status has what
+ * its reg callback attached, user_event_used() adds any other probe
+ */
 #define USER_EVENT_USED_FTRACE	BIT(0)
 #define USER_EVENT_USED_PERF	BIT(1)
+#define USER_EVENT_USED_OTHER	BIT(2)
 
 /**
  * struct user_event - one event, single- or multi-format
@@ -124,7 +128,8 @@ extern const struct file_operations user_events_data_fops;
 void user_event_log(const char *cmd, int type, int pos);
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
-				  bool multi, const char *cmd, int pos);
+				  bool multi, const char *cmd, int pos,
+				  bool *created);
 void user_event_put(struct user_event *ue);
 void user_event_put_locked(struct user_event *ue);
 int user_event_delete(struct user_event *ue);
@@ -144,6 +149,10 @@ ssize_t user_events_write(struct file *file, const char __user *ubuf,
 ssize_t user_events_write_iter(struct kiocb *kiocb, struct iov_iter *from);
 
 /* trace_events_user_status.c */
+struct seq_file;
+
+unsigned int user_event_used(struct user_event *ue);
+void user_event_show_used(struct seq_file *m, unsigned int used);
 extern const struct file_operations user_events_status_fops;
 void user_event_group_changed(struct user_event_group *group);
 

@@ -22,6 +22,7 @@ static int user_event_dyn_create(const char *raw_command)
 	struct user_parse_err perr;
 	const char *cmd = skip_spaces(raw_command);
 	struct user_event *ue;
+	bool created;
 	int pos, ret;
 
 	if (!str_has_prefix(cmd, USER_EVENTS_PREFIX))
@@ -43,12 +44,19 @@ static int user_event_dyn_create(const char *raw_command)
 
 	/* An old event of the name may still be held by an mm that went */
 	user_event_mm_flush();
-	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos);
+	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos,
+			    &created);
 	if (IS_ERR(ue))
 		return PTR_ERR(ue);
 
+	/*
+	 * An event that existed with the same fields stays as it is, as for
+	 * DIAG_IOCSREG with PERSIST: a registered one still goes with its
+	 * last reference.
+	 */
 	mutex_lock(&event_mutex);
-	ue->persist = true;
+	if (created)
+		ue->persist = true;
 	user_event_put_locked(ue);
 	mutex_unlock(&event_mutex);
 	return 0;
@@ -91,17 +99,15 @@ static int user_event_dyn_free(struct dyn_event *ev)
 	return user_event_delete(to_user_event(ev));
 }
 
-/* "-:name [fields]": the fields must match; bare "-:name" has none */
+/*
+ * "-:name [fields]": the fields must match, compared one by one as
+ * registering compares them; a bare "-:name" has none
+ */
 static bool user_event_dyn_match(const char *system, const char *event,
 				 int argc, const char **argv,
 				 struct dyn_event *ev)
 {
 	struct user_event *ue = to_user_event(ev);
-	struct user_event_format *fmt;
-	size_t len = 0;
-	bool match;
-	char *text;
-	int i;
 
 	/* "-:name" without system is of the global group only */
 	if (system ? strcmp(system, ue->class.system) :
@@ -109,29 +115,7 @@ static bool user_event_dyn_match(const char *system, const char *event,
 		return false;
 	if (strcmp(event, ue->tp.name))
 		return false;
-	if (!argc)
-		return !ue->fmt->nr_fields;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	text = kmalloc(len, GFP_KERNEL);
-	if (!text)
-		return false;
-	text[0] = '\0';
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(text, " ");
-		strcat(text, argv[i]);
-	}
-
-	match = !user_event_parse_fields(ue->fmt->name, text, &fmt, NULL);
-	kfree(text);
-	if (!match)
-		return false;
-
-	match = user_event_format_equal(ue->fmt, fmt);
-	user_event_format_free(fmt);
-	return match;
+	return user_event_format_match_args(ue->fmt, argc, argv);
 }
 
 struct dyn_event_operations user_event_dyn_ops = {

@@ -2,17 +2,19 @@
 /*
  * KUnit tests of the user_events command parser (trace_events_user_parse.c):
  * accepted and rejected commands, types, sizes, offsets, matching, the
- * canonical fields text, print_fmt, record validation and printing.
+ * canonical fields text, print_fmt, record validation and printing; and
+ * what the status file says is attached to an event.
  */
 
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/trace_seq.h>
 #include <linux/unaligned.h>
 
-#include "trace_events_user.h"
+#include "trace_events_user_core.h"
 
 /* Record offset of the first field */
 #define S		USER_EVENT_FIELDS_START
@@ -109,13 +111,22 @@ static const struct user_accept_case user_accept_cases[] = {
 	  FILTER_STATIC_STRING },
 	{ "char[0X400] f", "char[1024]", 1024, USER_FIELD_ARRAY, true, true,
 	  FILTER_STATIC_STRING },
-	{ "char[010] f", "char[10]", 10, USER_FIELD_ARRAY, true, true,
+	/* A leading 0 is octal, as kstrtouint() reads it */
+	{ "char[010] f", "char[8]", 8, USER_FIELD_ARRAY, true, true,
+	  FILTER_STATIC_STRING },
+	{ "char[02000] f", "char[1024]", 1024, USER_FIELD_ARRAY, true, true,
+	  FILTER_STATIC_STRING },
+	{ "char[+4] f", "char[4]", 4, USER_FIELD_ARRAY, true, true,
 	  FILTER_STATIC_STRING },
 	/* A length in 7 characters, the most there may be */
-	{ "char[0000001] f", "char[1]", 1, USER_FIELD_ARRAY, true, true,
+	{ "char[0000010] f", "char[8]", 8, USER_FIELD_ARRAY, true, true,
 	  FILTER_STATIC_STRING },
 	{ "char[0x00400] f", "char[1024]", 1024, USER_FIELD_ARRAY, true, true,
 	  FILTER_STATIC_STRING },
+	{ "char[0001024] f", "char[532]", 532, USER_FIELD_ARRAY, true, true,
+	  FILTER_STATIC_STRING },
+	{ "unsigned char[017] f", "unsigned char[15]", 15, USER_FIELD_ARRAY,
+	  false, false, FILTER_OTHER },
 	{ "unsigned char[8] f", "unsigned char[8]", 8, USER_FIELD_ARRAY,
 	  false, false, FILTER_OTHER },
 	{ "__data_loc char[] f", "__data_loc char[]", 4,
@@ -340,7 +351,15 @@ static const struct user_reject_case user_reject_cases[] = {
 	{ "ev char[] a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[x] a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[-1] a", E(BAD_ARRAY_LEN), 8 },
-	{ "ev char[+4] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[+] a", E(BAD_ARRAY_LEN), 8 },
+	/* Octal: no 8 or 9, and 02001 is 1025 */
+	{ "ev char[09] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[0018] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[02001] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[00] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[0x] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[0x1g] a", E(BAD_ARRAY_LEN), 8 },
+	{ "ev char[1 6] a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[16 a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev char[16]x a", E(BAD_ARRAY_LEN), 8 },
 	{ "ev unsigned char[0] a", E(BAD_ARRAY_LEN), 17 },
@@ -373,7 +392,7 @@ static void user_test_limits(struct kunit *test)
 	u32 room = USER_EVENT_FIXED_MAX - S;
 	struct user_event_format *fmt;
 	struct user_parse_err err;
-	int len, i;
+	int len;
 	char *cmd;
 
 	cmd = kunit_kzalloc(test, USER_EVENT_CMD_MAX + 1, GFP_KERNEL);
@@ -409,17 +428,30 @@ static void user_test_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
 	KUNIT_EXPECT_EQ(test, err.pos, 10);
 
-	/* Large char arrays add up too: blame the first that overflows */
-	cmd = user_test_printf(test, "ev char[1024] a");
-	for (i = 1; S + (i + 1) * 1024 <= USER_EVENT_FIXED_MAX; i++)
-		sprintf(cmd + strlen(cmd), "; char[1024] %c", 'a' + i);
+	/*
+	 * Large char arrays add up too: blame the first that overflows.
+	 * A struct takes the room the arrays leave, so that the command is
+	 * as short on 64K pages as on 4K ones (the room is 3832 bytes with
+	 * 4K pages: struct 760 + 3 * 1024; 65272 with 64K: 62200 + 3 * 1024).
+	 */
+	BUILD_BUG_ON(USER_EVENT_FIXED_MAX - S <= 3 * USER_EVENT_ARRAY_MAX);
+	cmd = user_test_printf(test, "ev struct s a %u; %s", room - 3 * 1024,
+			       "char[1024] b; char[1024] c; char[1024] d");
 	fmt = user_test_parse(test, cmd);
-	KUNIT_EXPECT_EQ(test, fmt->nr_fields, i);
+	KUNIT_EXPECT_EQ(test, fmt->nr_fields, 4);
+	KUNIT_EXPECT_EQ(test, fmt->size, USER_EVENT_FIXED_MAX);
 	len = strlen(cmd);
-	strcat(cmd, "; char[1024] z");
+	strcat(cmd, "; u8 e");
 	KUNIT_EXPECT_EQ(test, user_event_parse(cmd, &fmt, &err), -EINVAL);
 	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
 	KUNIT_EXPECT_EQ(test, err.pos, len + 2);
+
+	cmd = user_test_printf(test, "ev struct s a %u; %s; u8 e",
+			       room - 3 * 1024 + 1,
+			       "char[1024] b; char[1024] c; char[1024] d");
+	KUNIT_EXPECT_EQ(test, user_event_parse(cmd, &fmt, &err), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.type, E(TOO_BIG));
+	KUNIT_EXPECT_EQ(test, err.pos, strstr(cmd, "char[1024] d") - cmd);
 }
 
 /* As many fields as fit in a command */
@@ -530,6 +562,8 @@ static const struct user_match_case user_match_cases[] = {
 	{ "ev u32 a;u32 b", " ev  u32\ta ;\tu32  b ; ", true },
 	{ "ev", "ev ", true },
 	{ "ev char[16] s", "ev char[0x10] s", true },
+	{ "ev char[8] s", "ev char[010] s", true },
+	{ "ev char[10] s", "ev char[010] s", false },
 	{ "ev unsigned int a", "ev unsigned   int a", true },
 	{ "ev struct x y 20", "ev struct x y 0x14", true },
 	{ "ev __rel_loc unsigned char[] a", "ev __rel_loc  unsigned char[] a",
@@ -569,6 +603,75 @@ static void user_test_match(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, user_event_format_equal(a, b), c->equal);
 	KUNIT_EXPECT_EQ(test, user_event_format_equal(b, a), c->equal);
 	KUNIT_EXPECT_TRUE(test, user_event_format_equal(a, a));
+}
+
+/*
+ * Matching the words of a dynamic_events command ("-:ev u32 a; u32 b"),
+ * split at whitespace as dynamic_events splits them, field by field
+ */
+
+struct user_args_case {
+	const char	*cmd;
+	const char	*args;
+	bool		match;
+};
+
+static const struct user_args_case user_args_cases[] = {
+	{ "ev u32 a;u32 b", "u32 a; u32 b", true },
+	{ "ev u32 a;u32 b", "u32 a;u32 b", true },
+	{ "ev u32 a;u32 b", "  u32 a ; u32\tb ;", true },
+	{ "ev u32 a;u32 b", "u32 a ;u32 b;", true },
+	{ "ev", "", true },
+	{ "ev char[16] s", "char[0x10] s", true },
+	{ "ev char[8] s", "char[010] s", true },
+	{ "ev struct x y 20", "struct x y 0x14", true },
+	{ "ev unsigned int a", "unsigned  int a", true },
+	{ "ev __data_loc char[] d; u8 e", "__data_loc char[] d;u8 e", true },
+	{ "ev u32 a;u32 b", "u32 a", false },
+	{ "ev u32 a;u32 b", "u32 a; u32 b; u32 c", false },
+	{ "ev u32 a;u32 b", "u32 b; u32 a", false },
+	{ "ev u32 a", "u32 a;;", false },
+	{ "ev u32 a", "; u32 a", false },
+	{ "ev u32 a", ";", false },
+	{ "ev", "u32 a", false },
+	{ "ev", ";", false },
+	{ "ev u32 a", "", false },
+	{ "ev u32 a", "s32 a", false },
+	{ "ev u32 a", "u32 b", false },
+	{ "ev u32 a", "u32 a b", false },
+	{ "ev u32 a", "u32 a 4", false },
+	{ "ev u32 a", "u32 a b c d e f", false },
+	{ "ev u32 a", "u32", false },
+	{ "ev char[10] s", "char[010] s", false },
+	{ "ev struct x y 20", "struct x y 21", false },
+	{ "ev struct x y 20", "struct z y 20", false },
+	{ "ev __data_loc char[] d", "__rel_loc char[] d", false },
+};
+
+static void user_args_desc(const struct user_args_case *c, char *desc)
+{
+	char buf[KUNIT_PARAM_DESC_SIZE];
+
+	snprintf(buf, sizeof(buf), "%s %s '%s'", c->cmd,
+		 c->match ? "==" : "!=", c->args);
+	user_test_desc(desc, buf);
+}
+
+KUNIT_ARRAY_PARAM(user_args, user_args_cases, user_args_desc);
+
+static void user_test_match_args(struct kunit *test)
+{
+	const struct user_args_case *c = test->param_value;
+	struct user_event_format *fmt = user_test_parse(test, c->cmd);
+	char **argv;
+	int argc;
+
+	argv = argv_split(GFP_KERNEL, c->args, &argc);
+	KUNIT_ASSERT_NOT_NULL(test, argv);
+	KUNIT_EXPECT_EQ(test, user_event_format_match_args(fmt, argc,
+							   (const char **)argv),
+			c->match);
+	argv_free(argv);
 }
 
 /* The canonical fields text, and parsing it back */
@@ -1000,6 +1103,85 @@ static void user_test_errs(struct kunit *test)
 	user_event_format_free(NULL);
 }
 
+/*
+ * The status file's "# Used by": each probe of the reg callback counts
+ * as what attached it, any other probe on the tracepoint as other
+ */
+static void user_test_probe_ftrace(void *data)
+{
+}
+
+static void user_test_probe_other(void *data)
+{
+}
+
+static unsigned int user_test_used(struct user_event *ue)
+{
+	unsigned int used;
+
+	mutex_lock(&event_mutex);
+	used = user_event_used(ue);
+	mutex_unlock(&event_mutex);
+	return used;
+}
+
+static const char *user_test_used_text(struct kunit *test, unsigned int used)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = 64;
+	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	user_event_show_used(m, used);
+	KUNIT_ASSERT_LT(test, m->count, m->size);
+	return m->buf;
+}
+
+static void user_test_status_used(struct kunit *test)
+{
+	struct user_event *ue = kunit_kzalloc(test, sizeof(*ue), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ue);
+	ue->tp.name = "user_events_kunit";
+	ue->class.probe = user_test_probe_ftrace;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), 0);
+
+	/* The ftrace probe, as the reg callback attaches it */
+	ret = tracepoint_probe_register(&ue->tp, user_test_probe_ftrace, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ue->status = USER_EVENT_USED_FTRACE;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), USER_EVENT_USED_FTRACE);
+
+	/* Another probe on the tracepoint */
+	ret = tracepoint_probe_register(&ue->tp, user_test_probe_other, ue);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, user_test_used(ue),
+			USER_EVENT_USED_FTRACE | USER_EVENT_USED_OTHER);
+
+	tracepoint_probe_unregister(&ue->tp, user_test_probe_ftrace, NULL);
+	ue->status = 0;
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), USER_EVENT_USED_OTHER);
+
+	tracepoint_probe_unregister(&ue->tp, user_test_probe_other, ue);
+	KUNIT_EXPECT_EQ(test, user_test_used(ue), 0);
+
+	KUNIT_EXPECT_STREQ(test, user_test_used_text(test, 0), "");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_OTHER),
+			   " # Used by other");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_FTRACE |
+					       USER_EVENT_USED_OTHER),
+			   " # Used by ftrace other");
+	KUNIT_EXPECT_STREQ(test,
+			   user_test_used_text(test, USER_EVENT_USED_FTRACE |
+					       USER_EVENT_USED_PERF |
+					       USER_EVENT_USED_OTHER),
+			   " # Used by ftrace perf other");
+}
+
 static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE_PARAM(user_test_accept, user_accept_gen_params),
 	KUNIT_CASE(user_test_offsets),
@@ -1010,6 +1192,7 @@ static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE(user_test_many_fields),
 	KUNIT_CASE(user_test_parse_fields),
 	KUNIT_CASE_PARAM(user_test_match, user_match_gen_params),
+	KUNIT_CASE_PARAM(user_test_match_args, user_args_gen_params),
 	KUNIT_CASE_PARAM(user_test_fields_text, user_text_gen_params),
 	KUNIT_CASE_PARAM(user_test_print_fmt, user_print_fmt_gen_params),
 	KUNIT_CASE_PARAM(user_test_validate, user_validate_gen_params),
@@ -1017,6 +1200,7 @@ static struct kunit_case user_events_parse_cases[] = {
 	KUNIT_CASE(user_test_print_bad),
 	KUNIT_CASE(user_test_print_long_hex),
 	KUNIT_CASE(user_test_errs),
+	KUNIT_CASE(user_test_status_used),
 	{}
 };
 

@@ -95,7 +95,7 @@ static const char * const user_common_fields[] = {
 
 /*
  * The length of an array is written in at most this many characters
- * ("0x00400", "0001024"), whatever its value
+ * ("0x00400", "0002000"), whatever its value
  */
 #define USER_ARRAY_LEN_CHARS	7
 
@@ -213,6 +213,27 @@ static bool user_parse_num(const char *s, int len, u32 *val)
 			return false;
 		v = v * base + d;
 	}
+	*val = v;
+	return true;
+}
+
+/*
+ * The N of char[N], @s[0..@len): read by kstrtouint() with base 0, as
+ * programs written for Linux expect (decimal, 0x hexadecimal, octal with
+ * a leading 0: "010" is 8), in at most USER_ARRAY_LEN_CHARS characters,
+ * from 1 to USER_EVENT_ARRAY_MAX.
+ */
+static bool user_parse_array_len(const char *s, int len, u32 *val)
+{
+	char buf[USER_ARRAY_LEN_CHARS + 1];
+	unsigned int v;
+
+	if (!len || len > USER_ARRAY_LEN_CHARS)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (kstrtouint(buf, 0, &v) || !v || v > USER_EVENT_ARRAY_MAX)
+		return false;
 	*val = v;
 	return true;
 }
@@ -347,9 +368,8 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, w->pos);
 
 	if (suffix.len < 2 || suffix.s[suffix.len - 1] != ']' ||
-	    suffix.len - 2 > USER_ARRAY_LEN_CHARS ||
-	    !user_parse_num(suffix.s + 1, suffix.len - 2, &tok->array_len) ||
-	    !tok->array_len || tok->array_len > USER_EVENT_ARRAY_MAX)
+	    !user_parse_array_len(suffix.s + 1, suffix.len - 2,
+				  &tok->array_len))
 		return user_parse_fail(err, USER_EVENT_ERR_BAD_ARRAY_LEN,
 				       suffix.pos + 1);
 	tok->kind = USER_FIELD_ARRAY;
@@ -376,14 +396,12 @@ static int user_check_field_name(const struct user_word *w,
 	return 0;
 }
 
-/* One field, @s[0..@len), known to hold at least one word */
-static int user_parse_field(const char *s, int len, int pos,
-			    struct user_field_tok *tok,
-			    struct user_parse_err *err)
+/* One field of @nr words, at least one */
+static int user_parse_field_words(const struct user_word *words, int nr,
+				  struct user_field_tok *tok,
+				  struct user_parse_err *err)
 {
-	struct user_word words[USER_FIELD_WORDS];
 	const struct user_word *last;
-	int nr = user_split_words(s, len, pos, words);
 	int i = 0;
 	int ret;
 
@@ -424,6 +442,17 @@ static int user_parse_field(const char *s, int len, int pos,
 		return user_parse_fail(err, USER_EVENT_ERR_TRAILING,
 				       words[i].pos);
 	return 0;
+}
+
+/* One field, @s[0..@len), known to hold at least one word */
+static int user_parse_field(const char *s, int len, int pos,
+			    struct user_field_tok *tok,
+			    struct user_parse_err *err)
+{
+	struct user_word words[USER_FIELD_WORDS];
+	int nr = user_split_words(s, len, pos, words);
+
+	return user_parse_field_words(words, nr, tok, err);
 }
 
 /*
@@ -668,8 +697,8 @@ int user_event_parse(const char *cmd, struct user_event_format **out,
  * @err:	on -EINVAL, why and where; positions count in the command
  *		"@name @fields" (name, one space, fields); may be NULL
  *
- * The same rules as user_event_parse() apply, for dynamic_events
- * commands that carry the name and the fields apart ("-:name fields").
+ * The same rules as user_event_parse() apply, to a name and a fields
+ * text given apart (such as user_event_format_fields_text() writes).
  *
  * Return: 0, -EINVAL for a malformed name or fields, or -ENOMEM.
  */
@@ -740,6 +769,84 @@ bool user_event_format_equal(const struct user_event_format *a,
 			return false;
 	}
 	return true;
+}
+
+/* Whether field @n of @fmt is the field of @nr words (none: an empty one) */
+static bool user_field_match(const struct user_event_format *fmt, u32 n,
+			     const struct user_word *words, int nr)
+{
+	const struct user_field *field;
+	struct user_field_tok tok = {};
+	bool match;
+	char *type;
+	int len;
+
+	if (n >= fmt->nr_fields || !nr ||
+	    user_parse_field_words(words, nr, &tok, NULL))
+		return false;
+
+	field = &fmt->fields[n];
+	if (tok.size != field->size || !user_word_is(&tok.name, field->name))
+		return false;
+
+	/* The type as the format has it: "char[0x10]" is "char[16]" */
+	len = user_tok_type(&tok, NULL, 0) + 1;
+	type = kmalloc(len, GFP_KERNEL);
+	if (!type)
+		return false;
+	user_tok_type(&tok, type, len);
+	match = !strcmp(type, field->type);
+	kfree(type);
+	return match;
+}
+
+/**
+ * user_event_format_match_args - whether command words give a format's fields
+ * @fmt:	the format
+ * @argc:	number of words
+ * @argv:	the fields text split at whitespace, as dynamic_events does
+ *		("u32", "a;u64", "b")
+ *
+ * Compares the fields, split at ';', one by one with those of @fmt, by
+ * the rules of user_event_format_equal(): "u32 a;u64 b" and "u32 a ;
+ * u64 b;" are the fields "u32 a; u64 b", and so is "u32 a; u64 b".
+ * No words match a format without fields.
+ *
+ * Return: true if the words give exactly the fields of @fmt.
+ */
+bool user_event_format_match_args(const struct user_event_format *fmt,
+				  int argc, const char **argv)
+{
+	struct user_word words[USER_FIELD_WORDS];
+	const char *p, *semi;
+	int nr = 0;
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		for (p = argv[i]; ; p = semi + 1) {
+			semi = strchrnul(p, ';');
+			if (semi > p) {
+				/* More words than any field has */
+				if (nr == USER_FIELD_WORDS)
+					return false;
+				words[nr].s = p;
+				words[nr].len = semi - p;
+				words[nr].pos = 0;
+				nr++;
+			}
+			if (!*semi)
+				break;
+			if (!user_field_match(fmt, n++, words, nr))
+				return false;
+			nr = 0;
+		}
+	}
+
+	/* One ';' may close the last field */
+	if (nr && !user_field_match(fmt, n++, words, nr))
+		return false;
+	return n == fmt->nr_fields;
 }
 
 /* Appends to @buf at @pos like snprintf(); returns the new position */

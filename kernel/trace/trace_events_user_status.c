@@ -24,6 +24,68 @@ void user_event_group_changed(struct user_event_group *group)
 	wake_up_interruptible(&group->wait);
 }
 
+/* Whether @func is a probe that the event's reg callback attaches */
+static bool user_event_own_probe(struct user_event *ue, void *func)
+{
+	if (func == ue->class.probe)
+		return true;
+#ifdef CONFIG_PERF_EVENTS
+	if (func == ue->class.perf_probe)
+		return true;
+#endif
+	return false;
+}
+
+/**
+ * user_event_used - what is attached to an event's tracepoint
+ * @ue:		the event; event_mutex held
+ *
+ * The probes that the event's reg callback attaches are counted in
+ * user_event.status.  Any other probe on the tracepoint (kernel code
+ * that registered one on it directly) is USER_EVENT_USED_OTHER.
+ *
+ * Return: the USER_EVENT_USED_* bits of @ue.
+ */
+unsigned int user_event_used(struct user_event *ue)
+{
+	unsigned int used = READ_ONCE(ue->status);
+	struct tracepoint_func *probe;
+
+	lockdep_assert_held(&event_mutex);
+
+	rcu_read_lock_sched();
+	probe = rcu_dereference_sched(ue->tp.funcs);
+	for (; probe && probe->func; probe++) {
+		if (!user_event_own_probe(ue, probe->func)) {
+			used |= USER_EVENT_USED_OTHER;
+			break;
+		}
+	}
+	rcu_read_unlock_sched();
+	return used;
+}
+
+/**
+ * user_event_show_used - the "# Used by" part of a status line
+ * @m:		where to write it
+ * @used:	the USER_EVENT_USED_* bits of an event
+ *
+ * Writes nothing for an unused event, else " # Used by" and a word for
+ * each bit of @used, in the order of the bits ("# Used by ftrace other").
+ */
+void user_event_show_used(struct seq_file *m, unsigned int used)
+{
+	if (!used)
+		return;
+	seq_puts(m, " # Used by");
+	if (used & USER_EVENT_USED_FTRACE)
+		seq_puts(m, " ftrace");
+	if (used & USER_EVENT_USED_PERF)
+		seq_puts(m, " perf");
+	if (used & USER_EVENT_USED_OTHER)
+		seq_puts(m, " other");
+}
+
 /**
  * struct user_event_status - an open user_events_status
  * @group:	the group it lists
@@ -38,7 +100,7 @@ static int user_events_status_show(struct seq_file *m, void *v)
 {
 	struct user_event_status *us = m->private;
 	struct user_event_group *group = us->group;
-	unsigned int active = 0, busy = 0, status;
+	unsigned int active = 0, busy = 0, used;
 	struct user_event *ue;
 	int bkt;
 
@@ -48,16 +110,11 @@ static int user_events_status_show(struct seq_file *m, void *v)
 	user_event_reap_locked();
 	WRITE_ONCE(us->seen, group->changes);
 	hash_for_each(group->table, bkt, ue, node) {
-		status = ue->status;
+		used = user_event_used(ue);
 		seq_puts(m, ue->tp.name);
-		if (status) {
-			seq_puts(m, " # Used by");
-			if (status & USER_EVENT_USED_FTRACE)
-				seq_puts(m, " ftrace");
-			if (status & USER_EVENT_USED_PERF)
-				seq_puts(m, " perf");
+		user_event_show_used(m, used);
+		if (used)
 			busy++;
-		}
 		seq_putc(m, '\n');
 		active++;
 	}

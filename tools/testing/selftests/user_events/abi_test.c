@@ -349,6 +349,14 @@ TEST_F_TIMEOUT(abi, reg_name_args, TIMEOUT)
 	fill_reg(&reg, (const char *)(uintptr_t)UE_KERNEL_ADDR, &word, 4, 0);
 	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, &reg));
 
+	/*
+	 * Above what a user pointer holds: EFAULT, as for enable_addr, also
+	 * where the low half alone would be the command (32-bit kernels)
+	 */
+	fill_reg(&reg, EV_A " u32 a", &word, 4, 0);
+	reg.name_args |= 0xffffffff00000000ULL;
+	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, &reg));
+
 	/* A string that runs into an unmapped page before its NUL */
 	pages = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -408,6 +416,91 @@ TEST_F_TIMEOUT(abi, reg_name_exists_other_fields, TIMEOUT)
 	/* The same fields are the same event, with the same index */
 	EXPECT_EQ(0, ue_reg(self->fd, EV_A " u32 a;char[4] b", &word, 1, &i2));
 	EXPECT_EQ(i1, i2);
+}
+
+/* The format file's offset and size of field @decl ("u32 n") */
+static int field_layout(const char *name, const char *decl, int *offset,
+			int *size)
+{
+	char path[UE_PATH_MAX], key[128];
+	char *fmt, *p;
+	int ret = -ENOENT;
+
+	fmt = ue_read_file(ue_evpath(path, NULL, name, "format"));
+	if (!fmt)
+		return -errno;
+	snprintf(key, sizeof(key), "field:%s;", decl);
+	p = strstr(fmt, key);
+	if (p && sscanf(p + strlen(key), "\toffset:%d;\tsize:%d;", offset,
+			size) == 2)
+		ret = 0;
+	free(fmt);
+	return ret;
+}
+
+/*
+ * The N of char[N] is read as kstrtouint() with base 0 reads it: a
+ * leading 0 makes it octal (char[010] is 8 bytes), 0x hexadecimal; at
+ * most 7 characters, 1 to 1024.
+ */
+TEST_F_TIMEOUT(abi, reg_array_len, TIMEOUT)
+{
+	static const char * const bad[] = {
+		EV_A " char[09] s",
+		EV_A " char[02001] s",
+		EV_A " char[00] s",
+		EV_A " char[0x] s",
+		EV_A " char[00000001] s",
+		EV_A " char[0x0000000000001] s",
+	};
+	static __u32 word;
+	int offset = -1, size = -1, i1 = -1, i2 = -2;
+	unsigned int i;
+
+	ASSERT_EQ(0, ue_reg(self->fd,
+			    EV_A " char[010] s; u32 n; unsigned char[0x10] b;"
+			    " char[0000012] t; u8 c", &word, 0, &i1));
+	ASSERT_EQ(0, field_layout(EV_A, "u32 n", &offset, &size));
+	EXPECT_EQ(UE_HDR_SIZE + 8, offset);
+	EXPECT_EQ(4, size);
+	ASSERT_EQ(0, field_layout(EV_A, "u8 c", &offset, &size));
+	EXPECT_EQ(UE_HDR_SIZE + 8 + 4 + 16 + 10, offset);
+	EXPECT_EQ(1, size);
+
+	/* The same lengths written otherwise are the same event */
+	EXPECT_EQ(0, ue_reg(self->fd,
+			    EV_A " char[8] s; u32 n; unsigned char[16] b;"
+			    " char[10] t; u8 c", &word, 1, &i2));
+	EXPECT_EQ(i1, i2);
+	EXPECT_EQ(-EADDRINUSE, ue_reg(self->fd,
+				      EV_A " char[10] s; u32 n; unsigned char[16] b;"
+				      " char[10] t; u8 c", &word, 2, NULL));
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, ue_reg(self->fd, bad[i], &word, 3, NULL))
+			TH_LOG("\"%s\"", bad[i]);
+	}
+}
+
+/*
+ * PERSIST on an event that exists without it leaves the event as it is:
+ * it still goes with its last reference, whoever asked for PERSIST.
+ */
+TEST_F_TIMEOUT(abi, reg_persist_existing, TIMEOUT)
+{
+	static __u32 word;
+	int i1 = -1, i2 = -2;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_A " u32 a", &word, 0, &i1));
+	EXPECT_EQ(0, ue_reg_flags(self->fd, EV_A " u32 a",
+				  USER_EVENT_REG_PERSIST, &word, 4, 1, &i2));
+	EXPECT_EQ(i1, i2);
+	ASSERT_EQ(0, ue_unreg(self->fd, &word, 0));
+	ASSERT_EQ(0, ue_unreg(self->fd, &word, 1));
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_FALSE(ue_event_exists(NULL, EV_A));
+	EXPECT_EQ(-ENOENT, ue_del(EV_A));
 }
 
 TEST_F_TIMEOUT(abi, write_index_per_file, TIMEOUT)

@@ -348,10 +348,10 @@ TEST_F_TIMEOUT(dyn, delete_forms, TIMEOUT)
 }
 
 /*
- * "u:" of an event that a process registered without PERSIST makes it
- * persistent, as a DIAG_IOCSREG with USER_EVENT_REG_PERSIST of it does:
- * whichever came first, the event then stays until it is deleted.  With
- * other fields it is refused (EADDRINUSE), and the event stays as it was.
+ * "u:" of an event that a process registered without PERSIST succeeds
+ * and leaves it as it is, as a DIAG_IOCSREG with USER_EVENT_REG_PERSIST
+ * of it does: it still goes with its last reference.  With other fields
+ * it is refused (EADDRINUSE), and the event stays as it was.
  */
 TEST_F_TIMEOUT(dyn, create_existing_event, TIMEOUT)
 {
@@ -372,7 +372,7 @@ TEST_F_TIMEOUT(dyn, create_existing_event, TIMEOUT)
 	self->fd = -1;
 	EXPECT_FALSE(ue_event_exists(NULL, EV_EXIST));
 
-	/* The same fields (spaced otherwise): persistent from now on */
+	/* The same fields (spaced otherwise): accepted, nothing changes */
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ue_reg(self->fd, EV_EXIST " u32 a; u64 b", &enable_word,
@@ -384,9 +384,13 @@ TEST_F_TIMEOUT(dyn, create_existing_event, TIMEOUT)
 	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
 	close(self->fd);
 	self->fd = -1;
-	/* Its last reference went: it stays */
+	/* Its last reference went: so did it, it was never made persistent */
+	EXPECT_FALSE(ue_event_exists(NULL, EV_EXIST));
+	EXPECT_FALSE(dyn_listed("u:" EV_EXIST " u32 a; u64 b"));
+
+	/* "u:" of a name nothing has creates a persistent event */
+	EXPECT_EQ(0, ue_dyn_cmd("u:" EV_EXIST " u32 a; u64 b\n"));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_EXIST));
-	EXPECT_TRUE(dyn_listed("u:" EV_EXIST " u32 a; u64 b"));
 	/* Again: nothing changes */
 	EXPECT_EQ(0, ue_dyn_cmd("u:" EV_EXIST " u32 a; u64 b\n"));
 	EXPECT_TRUE(ue_event_exists(NULL, EV_EXIST));
