@@ -81,7 +81,8 @@ static const char * const user_event_busy_errs[] = {
 static void user_event_gone(struct user_event *ue);
 
 /**
- * user_event_log - log a rejected command in error_log
+ * user_event_log_tr - log a rejected command in an instance's error_log
+ * @tr:		the instance; NULL: the top-level error_log
  * @cmd:	the command (or name) as the caller gave it
  * @type:	enum user_event_err
  * @pos:	byte offset of the offending token in @cmd
@@ -92,7 +93,8 @@ static void user_event_gone(struct user_event *ue);
  * escape sequences or lines of its own into error_log.  The caret moves
  * with the bytes before it.
  */
-void user_event_log(const char *cmd, int type, int pos)
+void user_event_log_tr(struct trace_array *tr, const char *cmd, int type,
+		       int pos)
 {
 	int len = strlen(cmd);
 	int at = pos;
@@ -122,8 +124,37 @@ void user_event_log(const char *cmd, int type, int pos)
 	if (pos >= len)
 		at = p - text + (pos - len);
 
-	tracing_log_err(NULL, USER_EVENT_LOC, text, user_event_errs, type, at);
+	tracing_log_err(tr, USER_EVENT_LOC, text, user_event_errs, type, at);
 	kfree(text);
+}
+
+/**
+ * user_event_log - log a rejected command in the top-level error_log
+ * @cmd:	the command (or name) as the caller gave it
+ * @type:	enum user_event_err
+ * @pos:	byte offset of the offending token in @cmd
+ *
+ * For commands written to the top-level files; see user_event_log_tr().
+ */
+void user_event_log(const char *cmd, int type, int pos)
+{
+	user_event_log_tr(NULL, cmd, type, pos);
+}
+
+/**
+ * user_event_group_log - log a rejected command in its group's error_log
+ * @group:	the group whose file the command came through
+ * @cmd:	the command (or name) as the caller gave it
+ * @type:	enum user_event_err
+ * @pos:	byte offset of the offending token in @cmd
+ *
+ * A group's callers see the error_log of the group's instance: its lines
+ * go there, where they neither show nor push out the lines of others.
+ */
+void user_event_group_log(struct user_event_group *group, const char *cmd,
+			  int type, int pos)
+{
+	user_event_log_tr(group->tr, cmd, type, pos);
 }
 
 /*
@@ -387,7 +418,8 @@ int user_event_delete(struct user_event *ue)
 	lockdep_assert_held(&event_mutex);
 
 	if (ue->persist && !perfmon_capable()) {
-		user_event_log(ue->tp.name, USER_EVENT_ERR_NOT_PERMITTED, 0);
+		user_event_group_log(ue->group, ue->tp.name,
+				     USER_EVENT_ERR_NOT_PERMITTED, 0);
 		return -EPERM;
 	}
 
@@ -409,7 +441,7 @@ int user_event_delete(struct user_event *ue)
 		busy = USER_BUSY_OTHER;
 	}
 
-	tracing_log_err(NULL, USER_EVENT_LOC, ue->tp.name,
+	tracing_log_err(ue->group->tr, USER_EVENT_LOC, ue->tp.name,
 			(const char **)user_event_busy_errs, busy, 0);
 	return -EBUSY;
 }
@@ -572,6 +604,11 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	/* Counted: an eprobe or a hist trigger on the event holds it */
 	call->flags = TRACE_EVENT_FL_TRACEPOINT | TRACE_EVENT_FL_DYNAMIC;
 	call->data = ue;
+#ifdef CONFIG_PERF_EVENTS
+	/* Who may reach a group's events is its instance's to say */
+	if (group->tr)
+		call->perf_perm = user_event_group_perf_perm;
+#endif
 	call->event.funcs = &user_event_funcs;
 	call->print_fmt = user_event_print_fmt(fmt);
 	if (!call->print_fmt)
@@ -634,7 +671,8 @@ struct user_event *user_event_get(struct user_event_group *group,
 	if (ue) {
 		user_event_hold(ue);
 	} else if (taken) {
-		user_event_log(cmd, USER_EVENT_ERR_EVENT_EXISTS, pos);
+		user_event_group_log(group, cmd, USER_EVENT_ERR_EVENT_EXISTS,
+				     pos);
 		ue = ERR_PTR(-EADDRINUSE);
 	} else {
 		ue = user_event_create(group, fmt, multi);
@@ -642,9 +680,9 @@ struct user_event *user_event_get(struct user_event_group *group,
 		if (!IS_ERR(ue))
 			fmt = NULL;
 		else if (PTR_ERR(ue) == -EMFILE)
-			user_event_log(cmd, group->tr ?
-				       USER_EVENT_ERR_TOO_MANY_GROUP :
-				       USER_EVENT_ERR_TOO_MANY, pos);
+			user_event_group_log(group, cmd, group->tr ?
+					     USER_EVENT_ERR_TOO_MANY_GROUP :
+					     USER_EVENT_ERR_TOO_MANY, pos);
 	}
 	mutex_unlock(&event_mutex);
 
@@ -739,9 +777,9 @@ static int user_reg_check(const struct user_reg *reg,
 	return 0;
 }
 
-/* Read and parse the command; errors go to error_log */
-static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
-			  char **cmd_out)
+/* Read and parse the command; errors go to @group's error_log */
+static int user_reg_parse(struct user_event_group *group, u64 uaddr,
+			  struct user_event_format **fmt, char **cmd_out)
 {
 	struct user_parse_err perr;
 	char *cmd;
@@ -764,14 +802,15 @@ static int user_reg_parse(u64 uaddr, struct user_event_format **fmt,
 	}
 	if (len == USER_EVENT_CMD_MAX) {
 		cmd[len - 1] = '\0';
-		user_event_log(cmd, USER_EVENT_ERR_CMD_TOO_LONG, 0);
+		user_event_group_log(group, cmd, USER_EVENT_ERR_CMD_TOO_LONG,
+				     0);
 		kfree(cmd);
 		return -EINVAL;
 	}
 
 	ret = user_event_parse(cmd, fmt, &perr);
 	if (ret == -EINVAL)
-		user_event_log(cmd, perr.type, perr.pos);
+		user_event_group_log(group, cmd, perr.type, perr.pos);
 	if (ret)
 		kfree(cmd);
 	else
@@ -902,12 +941,13 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	if (user_event_enabler_in_use(&w))
 		return -EADDRINUSE;
 
-	ret = user_reg_parse(reg.name_args, &fmt, &cmd);
+	ret = user_reg_parse(uf->group, reg.name_args, &fmt, &cmd);
 	if (ret)
 		return ret;
 
 	if ((reg.flags & USER_EVENT_REG_PERSIST) && !perfmon_capable()) {
-		user_event_log(cmd, USER_EVENT_ERR_NOT_PERMITTED, 0);
+		user_event_group_log(uf->group, cmd,
+				     USER_EVENT_ERR_NOT_PERMITTED, 0);
 		user_event_format_free(fmt);
 		kfree(cmd);
 		return -EPERM;
@@ -930,7 +970,8 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		mutex_unlock(&uf->lock);
 	}
 	if (ret == -EMFILE)
-		user_event_log(cmd, USER_EVENT_ERR_TOO_MANY_REGS, 0);
+		user_event_group_log(uf->group, cmd,
+				     USER_EVENT_ERR_TOO_MANY_REGS, 0);
 	kfree(cmd);
 
 	/*
@@ -994,7 +1035,7 @@ static long user_events_ioctl_del(struct user_event_group *group,
 			ret = err;
 	}
 	if (ret == -ENOENT)
-		user_event_log(name, USER_EVENT_ERR_NO_EVENT, 0);
+		user_event_group_log(group, name, USER_EVENT_ERR_NO_EVENT, 0);
 	mutex_unlock(&event_mutex);
 
 	kfree(name);

@@ -125,7 +125,11 @@ struct user_event_file {
 extern struct user_event_group user_event_global;
 extern const struct file_operations user_events_data_fops;
 
+void user_event_log_tr(struct trace_array *tr, const char *cmd, int type,
+		       int pos);
 void user_event_log(const char *cmd, int type, int pos);
+void user_event_group_log(struct user_event_group *group, const char *cmd,
+			  int type, int pos);
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
 				  bool multi, const char *cmd, int pos,
@@ -165,5 +169,7 @@ extern struct list_head user_event_groups;
 struct user_event_group *user_event_group_open(struct inode *inode);
 void user_event_group_close(struct user_event_group *group);
 void user_event_groups_init(void);
+int user_event_group_perf_perm(struct trace_event_call *call,
+			       struct perf_event *p_event);
 
 #endif /* _TRACE_EVENTS_USER_CORE_H */

@@ -10,7 +10,9 @@
  * user_events_data to a container in place of the global one.  An
  * instance whose group has events cannot be removed.
  */
+#include <linux/capability.h>
 #include <linux/ctype.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/tracefs.h>
 
@@ -97,20 +99,27 @@ void user_event_group_close(struct user_event_group *group)
  * user_events_multi_NAME must be valid system names that tools accept
  * (letters, digits, '_') and must never be another group's or the global
  * group's.  "multi" and "multi_*" would be: user_events_multi(_*).
+ * Return: USER_EVENT_ERR_NONE, or why not, with the offending byte in @pos.
  */
-static bool user_event_group_name_ok(const char *name)
+static int user_event_group_name_check(const char *name, int *pos)
 {
 	size_t len = strlen(name);
 	size_t i;
 
-	if (!len || len > USER_EVENT_GROUP_NAME_MAX)
-		return false;
+	*pos = 0;
 	if (!strcmp(name, "multi") || str_has_prefix(name, "multi_"))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!(isascii(name[i]) && isalnum(name[i])) && name[i] != '_')
-			return false;
-	return true;
+		return USER_EVENT_ERR_GROUP_NAME_MULTI;
+	for (i = 0; i < len && i < USER_EVENT_GROUP_NAME_MAX; i++) {
+		if (!(isascii(name[i]) && isalnum(name[i])) && name[i] != '_') {
+			*pos = i;
+			return USER_EVENT_ERR_GROUP_NAME_CHAR;
+		}
+	}
+	if (len > USER_EVENT_GROUP_NAME_MAX) {
+		*pos = USER_EVENT_GROUP_NAME_MAX;
+		return USER_EVENT_ERR_GROUP_NAME_LONG;
+	}
+	return USER_EVENT_ERR_NONE;
 }
 
 static void user_event_group_free(struct user_event_group *group)
@@ -184,10 +193,16 @@ static void user_event_group_create(struct trace_array *tr)
 	struct dentry *d[3] = {};
 	unsigned int i;
 
+	int err, pos;
+
 	lockdep_assert_held(&event_mutex);
 
-	if (!user_event_group_name_ok(tr->name))
+	/* Said where the instance's owner looks: its own error_log */
+	err = user_event_group_name_check(tr->name, &pos);
+	if (err != USER_EVENT_ERR_NONE) {
+		user_event_log_tr(tr, tr->name, err, pos);
 		return;
+	}
 
 	group = kzalloc(sizeof(*group), GFP_KERNEL);
 	if (!group)
@@ -223,8 +238,31 @@ err:
 	tracefs_remove(d[2]);
 	if (group)
 		user_event_group_free(group);
-	pr_warn("user_events: no group for instance %s\n", tr->name);
+	user_event_log_tr(tr, tr->name, USER_EVENT_ERR_GROUP_NO_FILES, 0);
 }
+
+#ifdef CONFIG_PERF_EVENTS
+/**
+ * user_event_group_perf_perm - whether a perf event may be on a group's event
+ * @call:	the event of a group bound to an instance
+ * @p_event:	the perf event being opened
+ *
+ * The modes of a group's files in its instance decide who may reach its
+ * events; a perf event needs no tracefs access, only the event's id, so
+ * it takes CAP_PERFMON (or CAP_SYS_ADMIN), as it would to attach to any
+ * event through tracefs where tracefs is closed.  An inherited perf event
+ * was checked when its parent was opened.
+ *
+ * Return: 0, or -EACCES.
+ */
+int user_event_group_perf_perm(struct trace_event_call *call,
+			       struct perf_event *p_event)
+{
+	if (p_event->parent || perfmon_capable())
+		return 0;
+	return -EACCES;
+}
+#endif
 
 /*
  * An instance whose group has events cannot go (its open files hold the

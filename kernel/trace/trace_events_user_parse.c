@@ -55,6 +55,14 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_TOO_MANY] = "Too many events (kernel.user_events_max)",
 	[USER_EVENT_ERR_TOO_MANY_GROUP] =
 		"Too many events in this group (its instance's user_events_max)",
+	[USER_EVENT_ERR_GROUP_NAME_CHAR] =
+		"No user_events group: name has a byte other than A-Z a-z 0-9 _",
+	[USER_EVENT_ERR_GROUP_NAME_LONG] =
+		"No user_events group: name longer than 64 bytes",
+	[USER_EVENT_ERR_GROUP_NAME_MULTI] =
+		"No user_events group: multi and multi_* are reserved",
+	[USER_EVENT_ERR_GROUP_NO_FILES] =
+		"No user_events group: its files could not be created",
 	[USER_EVENT_ERR_TOO_MANY_REGS] =
 		"Too many registrations in this process (kernel.user_events_max_enablers)",
 	[USER_EVENT_ERR_NO_EVENT] = "No such event",

@@ -32,6 +32,7 @@
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
 #include "user_events_status.h"
+#include "user_events_format.h"
 
 #define TIMEOUT		300
 
@@ -45,6 +46,11 @@
 #define EV		UE_PREFIX "gr"
 #define EV_MF		UE_PREFIX "gr_mf"
 #define EV_CT		UE_PREFIX "gr_ct"
+
+/* Instance names of 64 and 65 bytes */
+#define N10		"0123456789"
+#define NAME64		"selftest_g_" N10 N10 N10 N10 N10 "abc"
+#define NAME65		NAME64 "d"
 
 #define TRACERS_GID	4242
 #define TRACER_UID	4243
@@ -93,6 +99,61 @@ static char *gstatus(const char *name)
 	return ue_read_file(gpath(path, name, "user_events_status"));
 }
 
+/*
+ * The message of the last entry of instance @name's error_log whose
+ * command is exactly @cmd, without its timestamp, and in @pos where its
+ * caret is in the command (-1: none); 0 or -ENOENT.
+ */
+static int gerrlog_msg(const char *name, const char *cmd, char *msg,
+		       size_t size, int *pos)
+{
+	static const char prefix[] = "  Command: ";
+	size_t plen = sizeof(prefix) - 1, clen = strlen(cmd);
+	char path[UE_PATH_MAX];
+	char *buf = ue_read_file(gpath(path, name, "error_log"));
+	char *p, *eol, *prev = NULL, *ts, *caret;
+	int ret = -ENOENT;
+
+	if (!buf)
+		return -errno;
+	for (p = buf; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		if (prev && !strncmp(p, prefix, plen) &&
+		    (size_t)(eol - p) == plen + clen &&
+		    !strncmp(p + plen, cmd, clen)) {
+			ts = strstr(prev, "] ");
+			if (ts && ts < p) {
+				snprintf(msg, size, "%.*s",
+					 (int)(p - 1 - ts - 2), ts + 2);
+				ret = 0;
+			}
+			caret = *eol ? strchr(eol + 1, '^') : NULL;
+			*pos = caret && caret < strchrnul(eol + 1, '\n') ?
+			       (int)(caret - eol - 1 - plen) : -1;
+		}
+		prev = p;
+	}
+	free(buf);
+	return ret;
+}
+
+static int gerrlog_clear(const char *name)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_write_str(gpath(path, name, "error_log"), "\n");
+}
+
+/* Whether the top-level error_log mentions @text anywhere */
+static bool errlog_has(const char *text)
+{
+	char *buf = ue_read_tracefs("error_log");
+	bool ret = buf && strstr(buf, text);
+
+	free(buf);
+	return ret;
+}
+
 static bool listed(const char *status, const char *name)
 {
 	size_t len = strlen(name);
@@ -138,6 +199,11 @@ static void cleanup(void)
 		grmdir(name);
 	}
 	grmdir("selftest_g\xe9");
+	grmdir("selftest_g.x");
+	grmdir("multi_selftest");
+	grmdir(NAME64);
+	grmdir(NAME65);
+	ue_dyn_cmd("-:" UE_PREFIX "gr_host u32 a\n");
 	ue_cleanup_sys(SYS_A, EV);
 	ue_cleanup_sys(SYS_B, EV);
 	ue_cleanup(EV);
@@ -393,7 +459,7 @@ TEST_F_TIMEOUT(group, per_group_limit, TIMEOUT)
 {
 	static __u32 w[8];
 	char path[UE_PATH_MAX], cmd[64], msg[256];
-	int fa, fb, i;
+	int fa, fb, i, pos;
 	long max;
 
 	ASSERT_EQ(0, ue_write_str(gpath(path, GA, "user_events_max"), "2\n"));
@@ -405,14 +471,16 @@ TEST_F_TIMEOUT(group, per_group_limit, TIMEOUT)
 	ASSERT_LE(0, fa);
 	ASSERT_LE(0, fb);
 	ASSERT_EQ(0, ue_errlog_clear());
+	ASSERT_EQ(0, gerrlog_clear(GA));
 	for (i = 0; i < 3; i++) {
 		snprintf(cmd, sizeof(cmd), EV "%d u32 a", i);
 		EXPECT_EQ(i < 2 ? 0 : -EMFILE, ue_reg(fa, cmd, &w[i], 0, NULL))
 			TH_LOG("%s", cmd);
 		EXPECT_EQ(0, ue_reg(fb, cmd, &w[4 + i], 0, NULL));
 	}
-	ASSERT_EQ(0, ue_errlog_msg(EV "2 u32 a", msg, sizeof(msg)));
+	ASSERT_EQ(0, gerrlog_msg(GA, EV "2 u32 a", msg, sizeof(msg), &pos));
 	EXPECT_NE(NULL, strstr(msg, "Too many events in this group")) TH_LOG("%s", msg);
+	EXPECT_FALSE(errlog_has(EV "2 u32 a"));
 
 	/* An existing event is still found; raising the limit lets more in */
 	EXPECT_EQ(0, ue_reg(fa, EV "0 u32 a", &w[3], 0, NULL));
@@ -560,16 +628,109 @@ TEST_F_TIMEOUT(group, stale_file_of_removed_instance, TIMEOUT)
 	ASSERT_EQ(0, gmkdir(GA));
 }
 
-/* Only ASCII letters, digits and '_' make a group name */
-TEST_F_TIMEOUT(group, latin1_name_has_no_group, TIMEOUT)
+/*
+ * Only ASCII letters, digits and '_' make a group name, at most 64 of
+ * them, and not multi nor multi_*; an instance without a group says why
+ * in its own error_log, with the caret under the first byte at fault.
+ */
+TEST_F_TIMEOUT(group, names_without_group, TIMEOUT)
 {
-	char path[UE_PATH_MAX];
-	const char *name = "selftest_g\xe9";
+	static const struct {
+		const char *name;
+		const char *err;
+		int pos;
+	} cases[] = {
+		{ "selftest_g\xe9", "name has a byte other than", 10 },
+		{ "selftest_g.x", "name has a byte other than", 10 },
+		{ "multi_selftest", "multi and multi_* are reserved", 0 },
+		{ NAME65, "name longer than 64 bytes", 64 },
+	};
+	char path[UE_PATH_MAX], msg[256], shown[96];
+	unsigned int i;
+	int pos;
 
-	grmdir(name);
-	ASSERT_EQ(0, gmkdir(name));
-	EXPECT_FALSE(ue_exists(gpath(path, name, "user_events_data")));
-	EXPECT_EQ(0, grmdir(name));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *name = cases[i].name;
+
+		grmdir(name);
+		ASSERT_EQ(0, gmkdir(name)) TH_LOG("%s", name);
+		EXPECT_FALSE(ue_exists(gpath(path, name, "user_events_data")));
+		/* A byte that is not printable ASCII shows as \xNN */
+		if (i == 0)
+			snprintf(shown, sizeof(shown), "selftest_g\\xe9");
+		else
+			snprintf(shown, sizeof(shown), "%s", name);
+		EXPECT_EQ(0, gerrlog_msg(name, shown, msg, sizeof(msg), &pos))
+			TH_LOG("%s", name);
+		EXPECT_NE(NULL, strstr(msg, "No user_events group: "))
+			TH_LOG("%s: %s", name, msg);
+		EXPECT_NE(NULL, strstr(msg, cases[i].err))
+			TH_LOG("%s: %s", name, msg);
+		EXPECT_EQ(cases[i].pos, pos) TH_LOG("%s", name);
+		EXPECT_EQ(0, grmdir(name));
+	}
+
+	/* A name that makes a group logs nothing */
+	ASSERT_EQ(0, gmkdir(NAME64));
+	EXPECT_TRUE(ue_exists(gpath(path, NAME64, "user_events_data")));
+	EXPECT_EQ(-ENOENT, gerrlog_msg(NAME64, NAME64, msg, sizeof(msg), &pos));
+	EXPECT_EQ(0, grmdir(NAME64));
+}
+
+/*
+ * A group's rejected commands go to its instance's error_log, not to the
+ * top-level one (where its users cannot read them and would push out
+ * the lines of others); clearing it clears only its own.
+ */
+TEST_F_TIMEOUT(group, errors_in_instance_log, TIMEOUT)
+{
+	static __u32 w[2];
+	char msg[256];
+	int fa, pos;
+
+	ASSERT_EQ(0, ue_dyn_cmd("u:" UE_PREFIX "gr_host u32 a\n"));
+	ASSERT_EQ(0, ue_errlog_clear());
+	ASSERT_EQ(-EADDRINUSE, ue_dyn_cmd("u:" UE_PREFIX "gr_host u64 a\n"));
+	ASSERT_TRUE(errlog_has(UE_PREFIX "gr_host u64 a"));
+
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	ASSERT_LE(0, fa);
+	ASSERT_EQ(0, gerrlog_clear(GA));
+	/* A parse error, with its caret */
+	EXPECT_EQ(-EINVAL, ue_reg(fa, EV " u33 a", &w[0], 0, NULL));
+	ASSERT_EQ(0, gerrlog_msg(GA, EV " u33 a", msg, sizeof(msg), &pos));
+	EXPECT_NE(NULL, strstr(msg, "Unsupported field type")) TH_LOG("%s", msg);
+	EXPECT_EQ((int)strlen(EV) + 1, pos);
+	/* Other fields than the group's event of that name */
+	ASSERT_EQ(0, ue_reg(fa, EV " u32 a", &w[0], 0, NULL));
+	EXPECT_EQ(-EADDRINUSE, ue_reg(fa, EV " u64 b", &w[1], 0, NULL));
+	ASSERT_EQ(0, gerrlog_msg(GA, EV " u64 b", msg, sizeof(msg), &pos));
+	EXPECT_NE(NULL, strstr(msg, "Event exists with other fields"));
+	/* Deleting: a busy event, and one that does not exist */
+	EXPECT_EQ(-EBUSY, ue_del_fd(fa, EV));
+	ASSERT_EQ(0, gerrlog_msg(GA, EV, msg, sizeof(msg), &pos));
+	EXPECT_NE(NULL, strstr(msg, "Event is busy")) TH_LOG("%s", msg);
+	EXPECT_EQ(-ENOENT, ue_del_fd(fa, EV "_none"));
+	ASSERT_EQ(0, gerrlog_msg(GA, EV "_none", msg, sizeof(msg), &pos));
+	EXPECT_NE(NULL, strstr(msg, "No such event"));
+
+	/* None of it reached the top level, whose line is still there */
+	EXPECT_FALSE(errlog_has(EV " u33 a"));
+	EXPECT_FALSE(errlog_has(EV " u64 b"));
+	EXPECT_FALSE(errlog_has(EV "_none"));
+	EXPECT_TRUE(errlog_has(UE_PREFIX "gr_host u64 a"));
+	/* Nor another group's */
+	EXPECT_EQ(-ENOENT, gerrlog_msg(GB, EV " u33 a", msg, sizeof(msg),
+				       &pos));
+	/* Clearing the group's log leaves the top-level one */
+	ASSERT_EQ(0, gerrlog_clear(GA));
+	EXPECT_EQ(-ENOENT, gerrlog_msg(GA, EV " u33 a", msg, sizeof(msg),
+				       &pos));
+	EXPECT_TRUE(errlog_has(UE_PREFIX "gr_host u64 a"));
+
+	EXPECT_EQ(0, ue_unreg(fa, &w[0], 0));
+	close(fa);
+	EXPECT_EQ(0, ue_dyn_cmd("-:" UE_PREFIX "gr_host u32 a\n"));
 }
 
 static short poll_now(int fd)
@@ -834,6 +995,309 @@ TEST_F_TIMEOUT(group, emitter_wait, TIMEOUT)
 	EXPECT_EQ(0, ue_exit_code(status));
 	EXPECT_EQ(0, ue_unreg(fa, &w, 0));
 	close(fa);
+}
+
+/* --- perf ---------------------------------------------------------------- */
+
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+/*
+ * A counting perf event of the calling task on tracepoint @id, kernel
+ * excluded, which perf_event_paranoid 2 lets any user open: the fd or
+ * -errno.
+ */
+static int perf_count_id(long id)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static bool bit_set(__u32 *w)
+{
+	return __atomic_load_n(w, __ATOMIC_ACQUIRE) & 1;
+}
+
+/*
+ * As uid and gid 65534 without capabilities: 0 if a perf event on @id
+ * opened, else its errno; 100 and up if the child could not get there.
+ */
+static int perf_unprivileged(long id)
+{
+	gid_t g = 65534;
+	int status, fd;
+	pid_t pid;
+
+	pid = ue_fork();
+	if (pid < 0)
+		return 100;
+	if (!pid) {
+		if (setgroups(1, &g) || setgid(65534) || setuid(65534))
+			_exit(101);
+		fd = perf_count_id(id);
+		_exit(fd < 0 ? -fd : 0);
+	}
+	if (ue_wait_child(pid, 60000, &status))
+		return 102;
+	return ue_exit_code(status) < 0 ? 103 : ue_exit_code(status);
+}
+
+/*
+ * perf reaches a group's events only with CAP_PERFMON: a program that
+ * has no access to the group's files cannot open a perf event on one of
+ * its events by id (EACCES), which would set its users' enable bits and
+ * keep the event and its instance.  The global group's events are open
+ * to perf as any tracepoint is (perf_event_paranoid decides), and root
+ * may open a group's.
+ */
+TEST_F_TIMEOUT(group, perf_needs_perfmon, TIMEOUT)
+{
+	static __u32 wa, wg;
+	long saved, ida, idg;
+	int fa, fg, fd, ret;
+
+	if (ue_read_long(PARANOID, &saved))
+		SKIP(return, "no %s (CONFIG_PERF_EVENTS?)", PARANOID);
+	if (ue_write_long(PARANOID, 2))
+		SKIP(return, "cannot set %s", PARANOID);
+
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	fg = ue_open();
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fg);
+	ASSERT_EQ(0, ue_reg(fa, EV " u32 a", &wa, 0, NULL));
+	ASSERT_EQ(0, ue_reg(fg, EV " u32 a", &wg, 0, NULL));
+	ASSERT_EQ(0, ue_event_id(SYS_A, EV, &ida));
+	ASSERT_EQ(0, ue_event_id(NULL, EV, &idg));
+
+	ret = perf_unprivileged(ida);
+	EXPECT_EQ(EACCES, ret) TH_LOG("%s", strerror(ret));
+	ret = perf_unprivileged(idg);
+	EXPECT_EQ(0, ret) TH_LOG("%s", strerror(ret));
+
+	/* Root may, and that enables the event for its registrants */
+	fd = perf_count_id(ida);
+	EXPECT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	for (ret = 0; fd >= 0 && ret < 1000 && !bit_set(&wa); ret++)
+		usleep(1000);
+	EXPECT_TRUE(fd >= 0 && bit_set(&wa));
+	if (fd >= 0)
+		close(fd);
+
+	ue_write_long(PARANOID, saved);
+	EXPECT_EQ(0, ue_unreg(fa, &wa, 0));
+	EXPECT_EQ(0, ue_unreg(fg, &wg, 0));
+	close(fa);
+	close(fg);
+}
+
+/* --- memory cgroups ------------------------------------------------------ */
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define MEMCG_EVENTS	400
+#define MEMCG_FIELDS	40
+/* Of what slab grows by, at least this share (%) is the creator's */
+#define MEMCG_SHARE	60
+
+/* The "slab" line of @cg's memory.stat, in bytes, or -1 */
+static long long memcg_slab(const char *cg)
+{
+	char path[256];
+	char *text, *p;
+	long long v = -1;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	text = ue_read_file(path);
+	p = text ? strstr(text, "\nslab ") : NULL;
+	if (p)
+		v = strtoll(p + 6, NULL, 10);
+	free(text);
+	return v;
+}
+
+/* Slab: of /proc/meminfo, in bytes, or -1 */
+static long long meminfo_slab(void)
+{
+	char *text = ue_read_file("/proc/meminfo");
+	char *p = text ? strstr(text, "\nSlab:") : NULL;
+	long long v = -1;
+
+	if (p)
+		v = strtoll(p + 6, NULL, 10) * 1024;
+	free(text);
+	return v;
+}
+
+/*
+ * Bytes of slab pages of cache @name in /proc/slabinfo: 0 if it has no
+ * such cache, -1 if there is no slabinfo.
+ */
+static long long slabinfo_bytes(const char *name)
+{
+	char *text = ue_read_file("/proc/slabinfo");
+	long long active, num, size, per, pages, v = 0;
+	size_t len = strlen(name);
+	char *p;
+
+	if (!text)
+		return -1;
+	for (p = text; *p; p = strchrnul(p, '\n'), p += !!*p) {
+		if (strncmp(p, name, len) || p[len] != ' ')
+			continue;
+		if (sscanf(p + len, "%lld %lld %lld %lld %lld", &active, &num,
+			   &size, &per, &pages) == 5 && per > 0)
+			v = num / per * pages * sysconf(_SC_PAGESIZE);
+		break;
+	}
+	free(text);
+	return v;
+}
+
+/*
+ * Register MEMCG_EVENTS events of MEMCG_FIELDS fields each in group A;
+ * exit with 0 once told to, or with the errno of a registration that
+ * failed (100 and up: something else did).
+ */
+static int memcg_child(int go, int done)
+{
+	static __u32 w[MEMCG_EVENTS];
+	char cmd[UE_CMD_MAX];
+	int fd, i, j, len, ret;
+	char c;
+
+	fd = gopen(GA, "user_events_data", O_RDWR);
+	if (fd < 0 || read(go, &c, 1) != 1)
+		return 101;
+	for (i = 0; i < MEMCG_EVENTS; i++) {
+		len = snprintf(cmd, sizeof(cmd), EV "_m%d", i);
+		for (j = 0; j < MEMCG_FIELDS; j++)
+			len += snprintf(cmd + len, sizeof(cmd) - len,
+					"%s u32 f%d", j ? ";" : "", j);
+		ret = ue_reg(fd, cmd, &w[i], 0, NULL);
+		if (ret)
+			return ret < 0 && -ret < 100 ? -ret : 100;
+	}
+	c = 'D';
+	if (write(done, &c, 1) != 1 || read(go, &c, 1) < 0)
+		return 102;
+	return 0;
+}
+
+/*
+ * What creating a group's events costs the kernel is charged to the
+ * creator's memory cgroup, the trace core's part (fields, a file per
+ * instance, the eventfs directory) too: while a child in its own cgroup
+ * creates events of many fields, its cgroup's slab grows by at least
+ * MEMCG_SHARE % of what /proc/meminfo's Slab grows by, less kmemleak's
+ * objects (a debug kernel's bookkeeping of every allocation, charged to
+ * no one).  On the debug kernel that share is about 70 %, the rest being
+ * mostly freed temporaries that KASAN keeps in quarantine; without the
+ * trace core's part it is about 40 %.
+ */
+TEST_F_TIMEOUT(group, memcg_charges_events, TIMEOUT)
+{
+	char cg[128], path[256], val[32];
+	long long s0, s1, g0, g1, k0, k1, ds, dg, dk;
+	bool mounted = false, added = false;
+	int go[2], done[2], status;
+	long long end;
+	char *text, c;
+	pid_t pid;
+
+	if (slabinfo_bytes("kmemleak_object") < 0 &&
+	    ue_exists("/sys/kernel/debug/kmemleak"))
+		SKIP(return, "kmemleak without /proc/slabinfo");
+	if (!ue_exists(CG_ROOT "/cgroup.controllers")) {
+		if (mount("none", CG_ROOT, "cgroup2", 0, NULL))
+			SKIP(return, "cgroup2 cannot be mounted: %s",
+			     strerror(errno));
+		mounted = true;
+	}
+	text = ue_read_file(CG_ROOT "/cgroup.controllers");
+	if (!text || !strstr(text, "memory")) {
+		free(text);
+		if (mounted)
+			umount2(CG_ROOT, MNT_DETACH);
+		SKIP(return, "no memory controller (CONFIG_MEMCG?)");
+	}
+	free(text);
+	text = ue_read_file(CG_ROOT "/cgroup.subtree_control");
+	if (!text || !strstr(text, "memory")) {
+		ASSERT_EQ(0, ue_write_str(CG_ROOT "/cgroup.subtree_control",
+					  "+memory"));
+		added = true;
+	}
+	free(text);
+	snprintf(cg, sizeof(cg), CG_ROOT "/group_test_%d", getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755));
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		close(done[0]);
+		_exit(memcg_child(go[0], done[1]));
+	}
+	close(go[0]);
+	close(done[1]);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(val, sizeof(val), "%d\n", pid);
+	ASSERT_EQ(0, ue_write_str(path, val));
+
+	k0 = slabinfo_bytes("kmemleak_object");
+	s0 = memcg_slab(cg);
+	g0 = meminfo_slab();
+	c = 'G';
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	if (read(done[0], &c, 1) != 1) {
+		ue_wait_child(pid, 60000, &status);
+		ASSERT_EQ(0, ue_exit_code(status))
+			TH_LOG("%s", strerror(ue_exit_code(status)));
+	}
+	s1 = memcg_slab(cg);
+	g1 = meminfo_slab();
+	k1 = slabinfo_bytes("kmemleak_object");
+	ASSERT_LE(0, s0);
+	ASSERT_LE(0, g0);
+	ds = s1 - s0;
+	dk = k0 < 0 ? 0 : k1 - k0;
+	dg = g1 - g0 - dk;
+	TH_LOG("%d events of %d fields: slab +%lld KiB (kmemleak +%lld KiB)",
+	       MEMCG_EVENTS, MEMCG_FIELDS, dg / 1024, dk / 1024);
+	TH_LOG("the cgroup's slab +%lld KiB", ds / 1024);
+	EXPECT_LT(0, dg);
+	EXPECT_LE(dg * MEMCG_SHARE / 100, ds);
+
+	close(go[1]);
+	EXPECT_EQ(0, ue_wait_child(pid, 120000, &status));
+	EXPECT_EQ(0, ue_exit_code(status));
+	close(done[0]);
+	/* Its events go with it, and then the cgroup can */
+	end = ue_now_ms() + 30000;
+	while ((text = gstatus(GA)) && strstr(text, EV "_m") &&
+	       ue_now_ms() < end) {
+		free(text);
+		usleep(20000);
+	}
+	EXPECT_TRUE(text && !strstr(text, EV "_m"));
+	free(text);
+	while (rmdir(cg) && errno == EBUSY && ue_now_ms() < end)
+		usleep(20000);
+	if (added)
+		ue_write_str(CG_ROOT "/cgroup.subtree_control", "-memory");
+	if (mounted)
+		umount2(CG_ROOT, MNT_DETACH);
 }
 
 TEST_HARNESS_MAIN
