@@ -51,6 +51,7 @@
 #include <linux/workqueue.h>
 
 #include "trace_events_user_core.h"
+#include "trace_output.h"
 
 static struct kmem_cache *user_event_cache;
 
@@ -61,7 +62,16 @@ struct user_event_group user_event_global = {
 	.wait		= __WAIT_QUEUE_HEAD_INITIALIZER(user_event_global.wait),
 };
 
+/* The events of all groups together (event_mutex) */
 static unsigned int user_events_max = 32768;
+static unsigned int user_events_count;
+
+/*
+ * Trace event types that user events leave to the rest of the kernel:
+ * kprobes, synthetic events and modules can still be made when user
+ * events (of any group, up to kernel.user_events_max) took all they may.
+ */
+#define USER_EVENT_TYPES_RESERVED	8192
 
 enum {
 	USER_BUSY_REFS,
@@ -170,7 +180,9 @@ static u32 user_event_key(const char *name)
  * user_event_group_max - how many events a group may have
  * @group:	the group
  *
- * Return: the limit that creating an event of @group checks.
+ * Return: the group's own limit once set, else kernel.user_events_max.
+ * Creating an event checks it and kernel.user_events_max for the events
+ * of all groups, so a group's own limit can only lower what it may have.
  */
 unsigned int user_event_group_max(struct user_event_group *group)
 {
@@ -215,7 +227,14 @@ static void user_event_free(struct user_event *ue)
 	kmem_cache_free(user_event_cache, ue);
 }
 
-/* Remove an event nothing refers to; event_mutex held */
+/*
+ * Remove an event nothing refers to; event_mutex held.  No instance's
+ * buffer is reset, neither now nor at the next reset of the trace core
+ * (its commands reset what was marked): the event goes when its last
+ * user does, and that must not wipe the records of other events.  Its
+ * own records stay and print as an unknown type, which the trace core
+ * gives no other event for a while.
+ */
 static int user_event_destroy(struct user_event *ue)
 {
 	int ret;
@@ -225,7 +244,7 @@ static int user_event_destroy(struct user_event *ue)
 	if (refcount_read(&ue->refs) || trace_event_dyn_busy(&ue->call))
 		return -EBUSY;
 
-	ret = trace_remove_event_call(&ue->call);
+	ret = trace_remove_event_call_noreset(&ue->call);
 	if (ret)
 		return ret;
 
@@ -233,6 +252,7 @@ static int user_event_destroy(struct user_event *ue)
 	hash_del(&ue->node);
 	ue->group->count--;
 	user_event_group_changed(ue->group);
+	user_events_count--;
 	user_event_free(ue);
 	return 0;
 }
@@ -558,6 +578,26 @@ static struct trace_event_functions user_event_funcs = {
 	.trace = user_event_print,
 };
 
+/*
+ * Why no other event of @group may be created (enum user_event_err), or
+ * USER_EVENT_ERR_NONE.  The trace core registers kprobes, synthetic
+ * events and modules' events under event_mutex too, so the free types
+ * cannot drop below the reserve between this check and the creation.
+ */
+static int user_event_may_create(struct user_event_group *group)
+{
+	lockdep_assert_held(&event_mutex);
+
+	if (group->count >= user_event_group_max(group))
+		return group->tr ? USER_EVENT_ERR_TOO_MANY_GROUP :
+				   USER_EVENT_ERR_TOO_MANY;
+	if (user_events_count >= READ_ONCE(user_events_max))
+		return USER_EVENT_ERR_TOO_MANY;
+	if (trace_event_types_free() <= USER_EVENT_TYPES_RESERVED)
+		return USER_EVENT_ERR_NO_TYPES;
+	return USER_EVENT_ERR_NONE;
+}
+
 /* Create and register an event of @group for @fmt (taken on success) */
 static struct user_event *user_event_create(struct user_event_group *group,
 					    struct user_event_format *fmt,
@@ -568,9 +608,6 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	int ret = -ENOMEM;
 
 	lockdep_assert_held(&event_mutex);
-
-	if (group->count >= user_event_group_max(group))
-		return ERR_PTR(-EMFILE);
 
 	ue = kmem_cache_zalloc(user_event_cache, GFP_KERNEL);
 	if (!ue)
@@ -614,8 +651,9 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	if (!call->print_fmt)
 		goto err;
 
+	/* The trace core has no type left: as past the reserve */
 	if (!register_trace_event(&call->event)) {
-		ret = -ENODEV;
+		ret = -ENOSPC;
 		goto err;
 	}
 	ret = trace_add_event_call(call);
@@ -625,7 +663,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	}
 	if (ue->fields_failed ||
 	    (fmt->nr_fields && list_empty(&ue->class.fields))) {
-		trace_remove_event_call(call);
+		trace_remove_event_call_noreset(call);
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -634,6 +672,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	dyn_event_add(&ue->devent, call);
 	hash_add(group->table, &ue->node, user_event_key(fmt->name));
 	group->count++;
+	user_events_count++;
 	if (multi)
 		group->multi_id++;
 	user_event_group_changed(group);
@@ -654,7 +693,9 @@ err:
  * @created:	set to whether the event was created by this call
  *
  * Return: the event, or an ERR_PTR(): -EADDRINUSE (same name, other
- * fields), -EMFILE (the group's limit), -ENOMEM, -ENODEV.
+ * fields), -EMFILE (the group's limit, or kernel.user_events_max for the
+ * events of all groups), -ENOSPC (no event type left for user events),
+ * -ENOMEM.
  */
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
@@ -663,6 +704,7 @@ struct user_event *user_event_get(struct user_event_group *group,
 {
 	struct user_event *ue;
 	bool taken = false;
+	int err;
 
 	*created = false;
 	mutex_lock(&event_mutex);
@@ -675,14 +717,19 @@ struct user_event *user_event_get(struct user_event_group *group,
 				     pos);
 		ue = ERR_PTR(-EADDRINUSE);
 	} else {
-		ue = user_event_create(group, fmt, multi);
+		err = user_event_may_create(group);
+		if (err)
+			ue = ERR_PTR(err == USER_EVENT_ERR_NO_TYPES ?
+				     -ENOSPC : -EMFILE);
+		else
+			ue = user_event_create(group, fmt, multi);
 		*created = !IS_ERR(ue);
 		if (!IS_ERR(ue))
 			fmt = NULL;
-		else if (PTR_ERR(ue) == -EMFILE)
-			user_event_group_log(group, cmd, group->tr ?
-					     USER_EVENT_ERR_TOO_MANY_GROUP :
-					     USER_EVENT_ERR_TOO_MANY, pos);
+		else if (PTR_ERR(ue) == -ENOSPC)
+			err = USER_EVENT_ERR_NO_TYPES;
+		if (err)
+			user_event_group_log(group, cmd, err, pos);
 	}
 	mutex_unlock(&event_mutex);
 
