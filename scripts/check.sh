@@ -34,7 +34,7 @@ falserc=$?
 set -e
 {
 	echo "TAP version 13"
-	echo "1..4"
+	echo "1..5"
 	if [ -s "$OUT/vm/rc" ]; then
 		echo "ok 1 guest_reported_status"
 	else
@@ -56,6 +56,23 @@ set -e
 	else
 		grep -v '^>>' "$OUT/lint.log" | tail -40 | sed 's/^/# /'
 		echo "not ok 4 lint_clean # scripts/lint.sh: see $OUT/lint.log"
+	fi
+	# The 32-bit variants of the ABI tests ran: each that the kselftest
+	# list names has a result of its own, not a skip of the whole program.
+	m32=$(sed -n 's/^user_events:\(.*_32\)$/\1/p' "$BUILD/kselftest/test/kselftest-list.txt")
+	ran=""
+	missing=""
+	for t in $m32; do
+		ran="$ran $t"
+		grep -qE "^(not )?ok [0-9]+ selftests: user_events: $t( # (exit|TIMEOUT).*)?\$" \
+			"$OUT/vm/kselftest.ktap" 2>/dev/null || missing="$missing $t"
+	done
+	if [ -z "$m32" ]; then
+		echo "not ok 5 m32_kselftests_ran # no 32-bit kselftest in the list"
+	elif [ -n "$missing" ]; then
+		echo "not ok 5 m32_kselftests_ran # not run:$missing"
+	else
+		echo "ok 5 m32_kselftests_ran #$ran"
 	fi
 } >"$OUT/harness.ktap"
 

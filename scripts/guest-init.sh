@@ -21,7 +21,7 @@ if [ "${1:-}" != --stage2 ]; then
 	mount -t tmpfs -o mode=0755 tmpfs $N
 	mkdir -p $N/usr $N/etc $N/opt $N/proc $N/sys $N/dev $N/tmp $N/run $N/root \
 		 $N/var/tmp $N/var/log $N/var/lib $N/var/cache $N/home $N/mnt/results "$N$TOP"
-	cp -P /bin /sbin /lib /lib64 $N/ 2>/dev/null	# Debian's merged-/usr links
+	cp -P /bin /sbin /lib /lib32 /lib64 $N/ 2>/dev/null	# Debian's merged-/usr links
 	chmod 1777 $N/tmp $N/var/tmp
 	for d in usr etc opt; do
 		mount --rbind /$d $N/$d

@@ -34,7 +34,8 @@
 #define EV_THREAD	UE_PREFIX "ae_thread"
 
 /* Where the exec test maps its enable word, before and after execve() */
-#define EXEC_ADDR	((void *)0x3f0000000000ULL)
+#define EXEC_ADDR	((void *)(uintptr_t)(sizeof(void *) == 8 ? \
+				     0x3f0000000000ULL : 0x3f000000ULL))
 
 static const char * const events[] = {
 	EV_A, EV_BITS, EV_COW, EV_CLONE, EV_EXEC, EV_EXIT, EV_EXIT2, EV_CLOSE,

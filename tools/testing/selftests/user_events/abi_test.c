@@ -100,9 +100,10 @@ TEST(uapi_layout)
 	EXPECT_EQ(5, offsetof(struct user_unreg, __reserved));
 	EXPECT_EQ(6, offsetof(struct user_unreg, __reserved2));
 	EXPECT_EQ(8, offsetof(struct user_unreg, disable_addr));
-	EXPECT_EQ(0xc0082a00, DIAG_IOCSREG);
-	EXPECT_EQ(0x40082a01, DIAG_IOCSDEL);
-	EXPECT_EQ(0x40082a02, DIAG_IOCSUNREG);
+	/* The ioctl numbers encode the size of a pointer: 4 in 32-bit programs */
+	EXPECT_EQ(sizeof(void *) == 8 ? 0xc0082a00 : 0xc0042a00, DIAG_IOCSREG);
+	EXPECT_EQ(sizeof(void *) == 8 ? 0x40082a01 : 0x40042a01, DIAG_IOCSDEL);
+	EXPECT_EQ(sizeof(void *) == 8 ? 0x40082a02 : 0x40042a02, DIAG_IOCSUNREG);
 	EXPECT_EQ(1, USER_EVENT_REG_PERSIST);
 	EXPECT_EQ(2, USER_EVENT_REG_MULTI_FORMAT);
 	EXPECT_EQ(4, USER_EVENT_REG_MAX);
