@@ -673,11 +673,11 @@ static void op_reg(struct __test_metadata *_metadata)
 	if (!x.unknown) {
 		ev = find_event(name, fl, multi);
 		if (ev < 0) {
+			/* PERSIST applies only to an event REG creates */
 			ev = g.nr_events++;
 			g.events[ev] = (struct m_event){ .name = name, .fl = fl,
-				.multi = multi };
+				.multi = multi, .persist = persist };
 		}
-		g.events[ev].persist |= persist;
 		if (g.files[f].idx[ev] >= 0 &&
 		    g.files[f].idx[ev] != (int)reg->write_index) {
 			g.mismatches++;
