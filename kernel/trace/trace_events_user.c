@@ -250,7 +250,7 @@ static int user_event_destroy(struct user_event *ue)
 
 	dyn_event_remove(&ue->devent);
 	hash_del(&ue->node);
-	ue->group->count--;
+	user_event_group_unhold(ue->group);
 	user_event_group_changed(ue->group);
 	user_events_count--;
 	user_event_free(ue);
@@ -671,7 +671,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	dyn_event_init(&ue->devent, &user_event_dyn_ops);
 	dyn_event_add(&ue->devent, call);
 	hash_add(group->table, &ue->node, user_event_key(fmt->name));
-	group->count++;
+	user_event_group_hold(group);
 	user_events_count++;
 	if (multi)
 		group->multi_id++;

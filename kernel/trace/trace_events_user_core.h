@@ -169,6 +169,8 @@ extern struct list_head user_event_groups;
 struct user_event_group *user_event_group_open(struct inode *inode);
 void user_event_group_close(struct user_event_group *group);
 void user_event_groups_init(void);
+void user_event_group_hold(struct user_event_group *group);
+void user_event_group_unhold(struct user_event_group *group);
 int user_event_group_perf_perm(struct trace_event_call *call,
 			       struct perf_event *p_event);
 

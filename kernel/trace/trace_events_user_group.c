@@ -7,7 +7,10 @@
  * user_events_multi_NAME), status file and limit, whose files
  * user_events_data, user_events_status and user_events_max are in the
  * instance's directory.  A container runtime hands a group's
- * user_events_data to a container in place of the global one.  An
+ * user_events_data to a container in place of the global one.  Only the
+ * instances made with mkdir have groups (trace.c calls in here): those
+ * that the kernel makes through the trace_array API are its own.  A
+ * group's events hold its instance, as its open files do, so that an
  * instance whose group has events cannot be removed.
  */
 #include <linux/capability.h>
@@ -186,13 +189,20 @@ static const struct file_operations user_events_max_fops = {
 	.release	= user_events_max_release,
 };
 
-/* An instance got its directory: give it a group if its name allows */
-static void user_event_group_create(struct trace_array *tr)
+/**
+ * user_event_group_create - give a new instance a group
+ * @tr:		the instance, just made by mkdir
+ *
+ * An instance whose name cannot be a group's gets none; its error_log
+ * says why.  Called with event_mutex and trace_types_lock held.
+ *
+ * Return: 0, or -ENOMEM: the mkdir fails.
+ */
+int user_event_group_create(struct trace_array *tr)
 {
 	struct user_event_group *group;
 	struct dentry *d[3] = {};
 	unsigned int i;
-
 	int err, pos;
 
 	lockdep_assert_held(&event_mutex);
@@ -201,12 +211,12 @@ static void user_event_group_create(struct trace_array *tr)
 	err = user_event_group_name_check(tr->name, &pos);
 	if (err != USER_EVENT_ERR_NONE) {
 		user_event_log_tr(tr, tr->name, err, pos);
-		return;
+		return 0;
 	}
 
 	group = kzalloc(sizeof(*group), GFP_KERNEL);
 	if (!group)
-		goto err;
+		return -ENOMEM;
 	group->tr = tr;
 	group->system = kasprintf(GFP_KERNEL, USER_EVENTS_SYSTEM "_%s",
 				  tr->name);
@@ -231,14 +241,11 @@ static void user_event_group_create(struct trace_array *tr)
 		group->inodes[i] = d_inode(d[i]);
 
 	list_add_tail(&group->list, &user_event_groups);
-	return;
+	return 0;
 err:
-	tracefs_remove(d[0]);
-	tracefs_remove(d[1]);
-	tracefs_remove(d[2]);
-	if (group)
-		user_event_group_free(group);
-	user_event_log_tr(tr, tr->name, USER_EVENT_ERR_GROUP_NO_FILES, 0);
+	/* The instance goes, and its directory with what was made in it */
+	user_event_group_free(group);
+	return -ENOMEM;
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -264,26 +271,44 @@ int user_event_group_perf_perm(struct trace_event_call *call,
 }
 #endif
 
-/*
- * An instance whose group has events cannot go (its open files hold the
- * instance already).  Called with trace_types_lock held, which deleting
- * an event takes: an unused event that a tool or an eprobe held is left
- * to the reap work, which deletes it within USER_EVENT_REAP_POLL, and
- * keeps the instance busy until then.
+/**
+ * user_event_group_hold - count a new event of a group
+ * @group:	the group; event_mutex held
+ *
+ * The first event of a group bound to an instance takes a reference on
+ * the instance, which the last one drops (user_event_group_unhold()):
+ * while the group has events, removing the instance fails with EBUSY in
+ * the trace core, as while one of its files is open.
  */
-static bool user_event_group_busy(struct trace_array *tr)
+void user_event_group_hold(struct user_event_group *group)
 {
-	struct user_event_group *group = user_event_group_find(tr);
+	lockdep_assert_held(&event_mutex);
 
-	if (!group)
-		return false;
-	if (group->count)
-		user_event_reap_queue();
-	return group->count;
+	/* Cannot fail: the instance is there as long as its group is */
+	if (!group->count++ && group->tr)
+		WARN_ON_ONCE(trace_array_get(group->tr));
 }
 
-/* The instance goes (its files with it): its group has no events */
-static void user_event_group_remove(struct trace_array *tr)
+/**
+ * user_event_group_unhold - count a deleted event of a group
+ * @group:	the group; event_mutex held
+ */
+void user_event_group_unhold(struct user_event_group *group)
+{
+	lockdep_assert_held(&event_mutex);
+
+	if (!--group->count && group->tr)
+		trace_array_put(group->tr);
+}
+
+/**
+ * user_event_group_remove - an instance is being removed
+ * @tr:		the instance; event_mutex and trace_types_lock held
+ *
+ * Its group, if it has one, has no events (they would hold @tr) and no
+ * open files; the files go with the instance's directory.
+ */
+void user_event_group_remove(struct trace_array *tr)
 {
 	struct user_event_group *group = user_event_group_find(tr);
 
@@ -294,20 +319,13 @@ static void user_event_group_remove(struct trace_array *tr)
 	user_event_group_free(group);
 }
 
-static struct trace_instance_ops user_event_instance_ops = {
-	.create	= user_event_group_create,
-	.busy	= user_event_group_busy,
-	.remove	= user_event_group_remove,
-};
-
 /**
- * user_event_groups_init - give instances groups
+ * user_event_groups_init - list the global group
  *
- * Called once at boot by user_events' initcall: the instances that
- * exist get their groups now, later ones as they are made.
+ * Called once at boot by user_events' initcall, before user space can
+ * make an instance.
  */
 void __init user_event_groups_init(void)
 {
 	list_add(&user_event_global.list, &user_event_groups);
-	trace_instance_ops_register(&user_event_instance_ops);
 }

@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1210,3 +1211,41 @@ static struct kunit_suite user_events_parse_suite = {
 };
 
 kunit_test_suite(user_events_parse_suite);
+
+/*
+ * An instance that the kernel makes through the trace_array API is its
+ * own: it gets no group, so no user process can create events in it or
+ * keep it from being destroyed.
+ */
+static void user_test_kernel_instance(struct kunit *test)
+{
+	const char *file = "user_events_data";
+	struct trace_array *tr;
+	struct dentry *d;
+
+	tr = trace_array_get_by_name("user_events_kunit", NULL);
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	KUNIT_ASSERT_NOT_NULL(test, tr->dir);
+
+	d = lookup_one_len_unlocked(file, tr->dir, strlen(file));
+	KUNIT_EXPECT_FALSE(test, IS_ERR(d));
+	if (!IS_ERR(d)) {
+		KUNIT_EXPECT_TRUE(test, d_really_is_negative(d));
+		dput(d);
+	}
+
+	trace_array_put(tr);
+	KUNIT_EXPECT_EQ(test, trace_array_destroy(tr), 0);
+}
+
+static struct kunit_case user_events_groups_cases[] = {
+	KUNIT_CASE(user_test_kernel_instance),
+	{}
+};
+
+static struct kunit_suite user_events_groups_suite = {
+	.name = "user_events_groups",
+	.test_cases = user_events_groups_cases,
+};
+
+kunit_test_suite(user_events_groups_suite);

@@ -61,8 +61,6 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 		"No user_events group: name longer than 64 bytes",
 	[USER_EVENT_ERR_GROUP_NAME_MULTI] =
 		"No user_events group: multi and multi_* are reserved",
-	[USER_EVENT_ERR_GROUP_NO_FILES] =
-		"No user_events group: its files could not be created",
 	[USER_EVENT_ERR_TOO_MANY_REGS] =
 		"Too many registrations in this process (kernel.user_events_max_enablers)",
 	[USER_EVENT_ERR_NO_EVENT] = "No such event",
