@@ -771,10 +771,13 @@ static int user_events_release(struct inode *inode, struct file *file)
 	/*
 	 * Only the file's write indexes end with it: the registrations made
 	 * through it belong to their mm.  No write can run: the file is going.
+	 * The newest index first: the trace core finds the files of the
+	 * newest events first, so the events a file created go in time
+	 * linear in their number.
 	 */
 	refs = rcu_dereference_protected(uf->refs, true);
 	if (refs) {
-		for (i = 0; i < refs->count; i++)
+		for (i = refs->count; i--; )
 			user_event_put(refs->events[i]);
 		kfree(refs);
 	}

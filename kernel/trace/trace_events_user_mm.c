@@ -41,6 +41,7 @@
  * either both before or both after a change.
  */
 #include <linux/highmem.h>
+#include <linux/list_sort.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -520,10 +521,13 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
  */
 void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs)
 {
+	static atomic64_t seq;
+
 	mutex_init(&bits->lock);
 	INIT_LIST_HEAD(&bits->enablers);
 	bits->refs = refs;
 	bits->on = false;
+	bits->seq = atomic64_inc_return(&seq);
 }
 
 /**
@@ -950,11 +954,27 @@ out:
 	return f.ret;
 }
 
-/* Drop the last references of a gone mm and free it */
+static int user_event_newest_first(void *priv, const struct list_head *a,
+				   const struct list_head *b)
+{
+	const struct user_event_enabler *ea, *eb;
+
+	ea = list_entry(a, struct user_event_enabler, event_link);
+	eb = list_entry(b, struct user_event_enabler, event_link);
+	return ea->bits->seq < eb->bits->seq;
+}
+
+/*
+ * Drop the last references of a gone mm and free it.  Newest event
+ * first: deleting an event, the trace core looks for its file in each
+ * instance's list, which has the newest first, so an mm that held many
+ * events takes them down in time linear in their number.
+ */
 static void user_event_mm_free(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e, *tmp;
 
+	list_sort(NULL, &uemm->gone, user_event_newest_first);
 	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link)
 		user_event_enabler_free(e);
 	kfree(uemm);

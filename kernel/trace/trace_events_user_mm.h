@@ -31,12 +31,15 @@ struct user_event_word {
  * @enablers:	the registrations of the event (trace_events_user_mm.c)
  * @refs:	the event's reference count: each registration holds one
  * @on:		the value the bits have: whether anything is attached
+ * @seq:	when the event was made: the last references of a gone mm
+ *		are dropped newest event first
  */
 struct user_event_bits {
 	struct mutex		lock;	/* enablers, on */
 	struct list_head	enablers;
 	refcount_t		*refs;
 	bool			on;
+	u64			seq;
 };
 
 /* The per-mm registrations: trace_events_user_mm.c */

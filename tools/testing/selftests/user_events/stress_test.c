@@ -556,6 +556,74 @@ TEST_F_TIMEOUT(st, stress, TIMEOUT)
 	}
 }
 
+#define TD_NAME		UE_PREFIX "td"
+#define TD_SMALL	1000
+
+/*
+ * Register @n events in a child, which then exits: the exit of a process
+ * takes its events down.  Return how long that took, in ms, from the
+ * child's last registration until its events are gone, or -1.
+ */
+static long long teardown_ms(int n)
+{
+	__u32 *words = calloc(n / 32 + 1, sizeof(*words));
+	long long start = -1;
+	int pipefd[2], status, i;
+	char cmd[64], name[64];
+	pid_t pid;
+
+	if (!words || pipe(pipefd))
+		return -1;
+	pid = ue_fork();
+	if (pid == 0) {
+		int fd = ue_open();
+
+		close(pipefd[0]);
+		for (i = 0; fd >= 0 && i < n; i++) {
+			snprintf(cmd, sizeof(cmd), TD_NAME "%d u32 a", i);
+			if (ue_reg(fd, cmd, &words[i / 32], i % 32, NULL))
+				_exit(1);
+		}
+		_exit(write(pipefd[1], "", 1) == 1 ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid > 0 && read(pipefd[0], cmd, 1) == 1)
+		start = ue_now_ms();
+	close(pipefd[0]);
+	if (pid < 0 || ue_wait_child(pid, 600000, &status) ||
+	    ue_exit_code(status) || start < 0)
+		start = -1;
+	for (i = 0; start >= 0 && i < n; i++) {
+		snprintf(name, sizeof(name), TD_NAME "%d", i);
+		if (!ue_wait_gone(NULL, name, 60000))
+			start = -1;
+	}
+	free(words);
+	return start < 0 ? -1 : ue_now_ms() - start;
+}
+
+/*
+ * Each deletion costs the same however many events go with it: 4 times
+ * the events go in about 4 times the time.  A walk over the remaining
+ * events per deletion would make it 16 times; the bound, 10 times plus a
+ * second, only catches that.
+ */
+TEST_F_TIMEOUT(st, teardown_linear, TIMEOUT)
+{
+	const char *reason = ue_setup();
+	long long small, big;
+
+	if (reason)
+		SKIP(return, "%s", reason);
+	small = teardown_ms(TD_SMALL);
+	ASSERT_LE(0, small);
+	big = teardown_ms(4 * TD_SMALL);
+	ASSERT_LE(0, big);
+	ksft_print_msg("%d events: %lld ms, %d events: %lld ms\n",
+		       TD_SMALL, small, 4 * TD_SMALL, big);
+	EXPECT_LE(big, 10 * small + 1000);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
