@@ -29,8 +29,8 @@
  * written while its page is present and writable.  (Reclaim or
  * MADV_DONTNEED racing with that check can still make the fault read the
  * file: then only that mm's work waits, on user_events' own workqueue.)
- * It runs again later, sooner while the mm is merely busy, a bounded
- * number of times while a word cannot be written.  Only the mm's
+ * It runs again later, at most once a second once it has backed off,
+ * for as long as a word differs from its event's state.  Only the mm's
  * own tasks (DIAG_IOCSREG, DIAG_IOCSUNREG, fork) wait for their mm.  So
  * no global lock is held while waiting for a user mm, no worker is
  * parked by one, and a process that keeps its own mmap_lock busy stalls
@@ -58,11 +58,9 @@
 #define USER_EVENT_FAULT_TRIES	3
 
 /*
- * Runs of an mm's work after a toggle, 1, 2, 4 ... 1024 ms apart, then
- * 1 s: at most this many that found a word it could not write, and any
- * number that found the mm busy (its locks taken).
+ * Runs of an mm's work after a toggle are 1, 2, 4 ... 512 ms apart, then
+ * 1 s, until it has written every word it was left
  */
-#define USER_EVENT_WORK_TRIES	30
 #define USER_EVENT_WORK_MAX_MS	1000
 
 /**
@@ -71,11 +69,9 @@
  * @enablers:	struct user_event_enabler by word and bit (@lock)
  * @count:	number of @enablers (@lock)
  * @mm:		the mm: made by its first registration, gone with its users
- * @pending_lock: protects @pending, @tries and @waits
+ * @pending_lock: protects @pending and @runs
  * @pending:	enablers whose word a toggle could not write at once
- * @tries:	runs of @work that could not write a word, since a toggle
- *		last left it one
- * @waits:	runs of @work that found the mm busy, since then
+ * @runs:	runs of @work since a toggle last left it a word
  * @work:	writes the words of @pending when it can without waiting
  * @dead:	in user_event_mm_dead once the mm is gone
  * @gone:	then its enablers that hold an event's last reference
@@ -85,10 +81,9 @@ struct user_event_mm {
 	struct rb_root		enablers;
 	unsigned int		count;
 	struct mm_struct	*mm;
-	spinlock_t		pending_lock;	/* pending, tries, waits */
+	spinlock_t		pending_lock;	/* pending, runs */
 	struct list_head	pending;
-	unsigned int		tries;
-	unsigned int		waits;
+	unsigned int		runs;
 	struct delayed_work	work;
 	struct llist_node	dead;
 	struct list_head	gone;
@@ -410,31 +405,23 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 }
 
 /*
- * Run the mm's work again later, after a growing delay, unless it could
- * not write a word often enough (a @busy mm, its locks taken, does not
- * count).
+ * Run the mm's work again later, after a delay that doubles up to a
+ * second.  A word is never given up while it is pending: a page that
+ * stays out (swapped, or a file page the program has not touched again)
+ * costs its mm one run a second until it is back or the registration
+ * goes.
  */
-static void user_event_mm_retry(struct user_event_mm *uemm, bool busy)
+static void user_event_mm_retry(struct user_event_mm *uemm)
 {
-	struct user_event_enabler *e, *tmp;
-	unsigned int tries, runs, ms;
+	unsigned int runs;
 
 	spin_lock(&uemm->pending_lock);
-	tries = busy ? 0 : uemm->tries++;
-	runs = uemm->waits++;
-	if (tries >= USER_EVENT_WORK_TRIES)
-		list_for_each_entry_safe(e, tmp, &uemm->pending, pending_link)
-			list_del_init(&e->pending_link);
+	runs = uemm->runs++;
 	spin_unlock(&uemm->pending_lock);
 
-	if (tries >= USER_EVENT_WORK_TRIES) {
-		pr_debug_ratelimited("user_events: giving up on words of mm %p\n",
-				     uemm->mm);
-		return;
-	}
-	ms = min(1U << min(runs, 10U), USER_EVENT_WORK_MAX_MS);
 	queue_delayed_work(user_event_mm_wq, &uemm->work,
-			   msecs_to_jiffies(ms));
+			   msecs_to_jiffies(min(1U << min(runs, 10U),
+						USER_EVENT_WORK_MAX_MS)));
 }
 
 /*
@@ -447,7 +434,7 @@ static void user_event_mm_work(struct work_struct *work)
 	struct user_event_mm *uemm =
 		container_of(to_delayed_work(work), struct user_event_mm, work);
 	struct mm_struct *mm = uemm->mm;
-	bool busy = true, again = true;
+	bool again = true;
 
 	/*
 	 * No reference on the mm's users: __mmput() cancels this work
@@ -456,7 +443,6 @@ static void user_event_mm_work(struct work_struct *work)
 	 */
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
-			busy = false;
 			again = user_event_mm_write_pending(uemm);
 			mutex_unlock(&uemm->lock);
 		}
@@ -464,7 +450,7 @@ static void user_event_mm_work(struct work_struct *work)
 	}
 
 	if (again)
-		user_event_mm_retry(uemm, busy);
+		user_event_mm_retry(uemm);
 }
 
 /* Leave the enabler's word to its mm's work (user_event_mm_kick() runs it) */
@@ -475,8 +461,7 @@ static void user_event_enabler_defer(struct user_event_enabler *e)
 	spin_lock(&uemm->pending_lock);
 	if (list_empty(&e->pending_link))
 		list_add_tail(&e->pending_link, &uemm->pending);
-	uemm->tries = 0;
-	uemm->waits = 0;
+	uemm->runs = 0;
 	spin_unlock(&uemm->pending_lock);
 }
 
@@ -614,8 +599,8 @@ static void user_event_enabler_unlink(struct user_event_enabler *e)
 	mutex_lock(&e->bits->lock);
 	list_del(&e->event_link);
 	/*
-	 * Off the event, nothing queues @e again; the work's give-up takes
-	 * entries off without uemm->lock, so look under pending_lock.
+	 * Off the event, no toggle queues @e again; toggles queue entries
+	 * without uemm->lock, so take it off under pending_lock.
 	 */
 	spin_lock(&uemm->pending_lock);
 	list_del_init(&e->pending_link);

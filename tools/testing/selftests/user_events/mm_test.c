@@ -6,9 +6,11 @@
  * copies registrations (a word wiped by MADV_WIPEONFORK follows in the
  * child, one the child did not get, MADV_DONTFORK, is not registered
  * there, a tree of many words is copied whole), CLONE_VM shares them and
- * execve() drops them.
+ * execve() drops them.  A word whose page is out is set once it is back,
+ * however long that takes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -677,6 +679,51 @@ TEST_F_TIMEOUT(mm, thread_before_first_reg, TIMEOUT)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(0, ue_unreg_own(&word, 6));
 	EXPECT_EQ(0, ue_del(self->ev));
+}
+
+/* Longer than any retry limit a worker could have had: 30 runs, ~21 s */
+#define ABSENT_MS	25000
+
+/*
+ * A word whose page stays out is never given up while its event is on:
+ * the word is in a private mapping of a file (this program), whose copy
+ * MADV_DONTNEED drops, so that the kernel's worker may not fault it in
+ * (that would read the file) and has to wait for the program to touch the
+ * page again.  The event is enabled while the page is out, nothing touches
+ * it for ABSENT_MS, then the program writes another byte of the page: the
+ * bit must be set soon after, with no further toggle.  (EI_PAD of the ELF
+ * header, where the word is, reads 0 from the file.)
+ */
+TEST_F_TIMEOUT(mm, absent_word_set_when_back, TIMEOUT)
+{
+	char *map;
+	__u32 *word;
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		   0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+	word = (__u32 *)(map + 12);
+	*word = 0;
+	ASSERT_EQ(0, reg_closed(self->cmd, word, 4, 0));
+
+	/* The copy goes; the page is mapped again only by a touch */
+	ASSERT_EQ(0, madvise(map, page_size, MADV_DONTNEED));
+	ASSERT_EQ(0, ue_enable(self->ev, true));
+	usleep(ABSENT_MS * 1000);
+
+	__atomic_store_n(&map[page_size - 1], 1, __ATOMIC_RELAXED);
+	EXPECT_TRUE(wait_bits(word, 1, 1, ASYNC_MS))
+		TH_LOG("the bit was not set once the page was back");
+
+	ASSERT_EQ(0, ue_enable(self->ev, false));
+	EXPECT_TRUE(wait_bits(word, 1, 0, ASYNC_MS));
+	EXPECT_EQ(0, ue_unreg_own(word, 0));
+	EXPECT_EQ(0, ue_del(self->ev));
+	munmap(map, page_size);
 }
 
 int main(int argc, char **argv)
