@@ -4,7 +4,8 @@
  * withholds its answers, a registrant can stall its own mmap_lock on a
  * FUSE page: the enable of its event still returns and other processes
  * still fork.  A word in a shared FUSE page whose READs are withheld never
- * parks a kernel worker.
+ * parks a kernel worker.  A writer whose payload waits for FUSE does not
+ * delay the other writers of its file description.
  */
 #include <errno.h>
 #include <ctype.h>
@@ -19,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <linux/fuse.h>
 
@@ -912,6 +914,79 @@ TEST_F_TIMEOUT(mm, fuse_shared_word_no_stuck_worker, TIMEOUT)
 	EXPECT_EQ(0, ue_unreg_own(word, 0));
 	munmap(map, page_size);
 	EXPECT_EQ(0, del_retry(self->ev, ASYNC_MS, &tries));
+}
+
+/* --- 3: writers of one file description ------------------------------- */
+
+#define WRITER_MS	5000	/* bound of a write that nothing delays */
+
+/*
+ * Writers that share a file description do not wait for one another: a
+ * child's writev() whose payload is on a FUSE page whose READ is withheld
+ * waits in its fault, and meanwhile a write() through the same description
+ * returns at once (user_events_data has no position, so no f_pos_lock).
+ */
+TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
+{
+	static __u32 word;
+	const char *why = NULL;
+	int fd, ufd, ret, status = 0, idx = 0;
+	long long t0, ms, end;
+	char file[96], *map;
+	__u32 rec[2];
+	pid_t kid;
+
+	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
+			 file, sizeof(file), &why);
+	if (ret == 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
+	fd = open(file, O_RDONLY);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, FUSE_FILE_SIZE, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+
+	ufd = ue_open();
+	ASSERT_LE(0, ufd);
+	ASSERT_EQ(0, ue_reg(ufd, self->cmd, &word, 0, &idx));
+	ASSERT_EQ(0, ue_enable(self->ev, true));
+
+	st_int(&self->fuse->withhold, 1);
+	kid = ue_fork();
+	ASSERT_LE(0, kid);
+	if (kid == 0) {
+		__u32 hdr = idx;
+		struct iovec v[2] = {
+			{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+			{ .iov_base = map + 2 * page_size, .iov_len = 4 },
+		};
+
+		_exit(writev(ufd, v, 2) == 8 ? 0 : 1);
+	}
+	end = ue_now_ms() + WAIT_MS;
+	while (!ld_int(&self->fuse->withheld) && ue_now_ms() < end)
+		usleep(1000);
+	ASSERT_LT(0, ld_int(&self->fuse->withheld))
+		TH_LOG("the child's payload was never read");
+	usleep(100 * 1000);
+
+	rec[0] = idx;
+	rec[1] = 7;
+	t0 = ue_now_ms();
+	EXPECT_EQ(8, write(ufd, rec, sizeof(rec)));
+	ms = ue_now_ms() - t0;
+	st_int(&self->fuse->withhold, 0);
+	EXPECT_GT(WRITER_MS, ms)
+		TH_LOG("a write waited %lld ms for a writer's fault", ms);
+	ASSERT_EQ(0, ue_wait_child(kid, 3 * WAIT_MS, &status));
+	EXPECT_EQ(0, ue_exit_code(status));
+
+	ASSERT_EQ(0, ue_enable(self->ev, false));
+	EXPECT_EQ(0, ue_unreg(ufd, &word, 0));
+	close(ufd);
+	munmap(map, FUSE_FILE_SIZE);
+	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
 }
 
 int main(int argc, char **argv)
