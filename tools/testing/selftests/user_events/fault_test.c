@@ -38,6 +38,7 @@
 #define FIELDS		" u32 a; __data_loc char[] s; char[8] c; struct x y 12"
 
 #define DEBUGFS		"/sys/kernel/debug"
+#define INSTANCE	UE_PREFIX "ft_inst"
 
 static const char * const attrs[] = { "failslab", "fail_page_alloc" };
 
@@ -84,6 +85,15 @@ static void cleanup(void)
 	ue_cleanup(EV_OLD);
 	ue_cleanup(EV_FORK);
 	ue_cleanup(EV_ENA);
+}
+
+/* Whether @name has its files in INSTANCE too */
+static bool in_instance(const char *name)
+{
+	char path[UE_PATH_MAX];
+
+	return ue_exists(ue_path(path, "instances/" INSTANCE "/events/"
+				 USER_EVENTS_SYSTEM "/%s", name));
 }
 
 FIXTURE_SETUP(ft)
@@ -159,15 +169,20 @@ static bool clean_errno(int err)
 
 /*
  * DIAG_IOCSREG that creates an event: the event exists exactly when the
- * call succeeded; the registration outlives the file, and the event goes
- * with the last of the two.
+ * call succeeded, in every instance (one is made for the test); the
+ * registration outlives the file, and the event goes with the last of
+ * the two.
  */
 TEST_F_TIMEOUT(ft, reg_new_event, TIMEOUT)
 {
 	int n, fd, err, idx, ok = 0, failed = 0;
+	char inst[UE_PATH_MAX];
 	__u32 *word;
 	bool hit;
 
+	ue_path(inst, "instances/" INSTANCE);
+	rmdir(inst);
+	ASSERT_EQ(0, mkdir(inst, 0750));
 	for (n = 1; n < MAX_POINTS; n++) {
 		word = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -182,6 +197,8 @@ TEST_F_TIMEOUT(ft, reg_new_event, TIMEOUT)
 		ASSERT_TRUE(!err || clean_errno(err))
 			TH_LOG("point %d: %s", n, strerror(err));
 		ASSERT_EQ(!err, ue_event_exists(NULL, EV_NEW))
+			TH_LOG("point %d: %s", n, strerror(err));
+		ASSERT_EQ(!err, in_instance(EV_NEW))
 			TH_LOG("point %d: %s", n, strerror(err));
 		if (!err) {
 			ok++;
@@ -207,6 +224,7 @@ TEST_F_TIMEOUT(ft, reg_new_event, TIMEOUT)
 		if (!hit)
 			break;
 	}
+	EXPECT_EQ(0, rmdir(inst));
 	ksft_print_msg("register a new event: %d failure points\n", n - 1);
 	ksft_print_msg("%d calls failed cleanly, %d succeeded\n", failed, ok);
 	EXPECT_LT(n, MAX_POINTS);
