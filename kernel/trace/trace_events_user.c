@@ -427,18 +427,20 @@ static void user_event_reap_name(struct user_event_group *group,
 /**
  * user_event_delete - delete an event that was asked to go
  * @ue:		the event; event_mutex held
+ * @log:	the group whose file the request came through: its error_log
+ *		says why the event stays
  *
  * Return: 0, or -EBUSY (error_log says what holds it), -EPERM for a
  * persistent event without CAP_PERFMON, or the trace core's error.
  */
-int user_event_delete(struct user_event *ue)
+int user_event_delete(struct user_event *ue, struct user_event_group *log)
 {
 	int busy, ret;
 
 	lockdep_assert_held(&event_mutex);
 
 	if (ue->persist && !perfmon_capable()) {
-		user_event_group_log(ue->group, ue->tp.name,
+		user_event_group_log(log, ue->tp.name,
 				     USER_EVENT_ERR_NOT_PERMITTED, 0);
 		return -EPERM;
 	}
@@ -461,7 +463,7 @@ int user_event_delete(struct user_event *ue)
 		busy = USER_BUSY_OTHER;
 	}
 
-	tracing_log_err(ue->group->tr, USER_EVENT_LOC, ue->tp.name,
+	tracing_log_err(log->tr, USER_EVENT_LOC, ue->tp.name,
 			(const char **)user_event_busy_errs, busy, 0);
 	return -EBUSY;
 }
@@ -1087,7 +1089,7 @@ static long user_events_ioctl_del(struct user_event_group *group,
 				    user_event_key(name)) {
 		if (strcmp(ue->fmt->name, name))
 			continue;
-		err = user_event_delete(ue);
+		err = user_event_delete(ue, group);
 		if (ret == -ENOENT || !ret)
 			ret = err;
 	}

@@ -136,8 +136,8 @@ struct user_event *user_event_get(struct user_event_group *group,
 				  bool *created);
 void user_event_put(struct user_event *ue);
 void user_event_put_locked(struct user_event *ue);
-int user_event_delete(struct user_event *ue);
-bool user_event_reap_locked(void);
+int user_event_delete(struct user_event *ue, struct user_event_group *log);
+bool user_event_going(struct user_event *ue);
 void user_event_reap_queue(void);
 unsigned int user_event_group_max(struct user_event_group *group);
 

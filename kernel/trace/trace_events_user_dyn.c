@@ -96,7 +96,8 @@ static bool user_event_dyn_is_busy(struct dyn_event *ev)
 
 static int user_event_dyn_free(struct dyn_event *ev)
 {
-	return user_event_delete(to_user_event(ev));
+	/* A command of dynamic_events: its error goes where it was written */
+	return user_event_delete(to_user_event(ev), &user_event_global);
 }
 
 /*
