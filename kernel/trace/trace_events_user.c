@@ -97,45 +97,13 @@ static void user_event_gone(struct user_event *ue);
  * @type:	enum user_event_err
  * @pos:	byte offset of the offending token in @cmd
  *
- * Log a rejected command (or name) of a caller, with the caret at byte
- * @pos.  The command is shown as text: a byte that is not printable ASCII,
- * and the backslash, is written as \xNN, so that no caller can put terminal
- * escape sequences or lines of its own into error_log.  The caret moves
- * with the bytes before it.
+ * The trace core shows the bytes of @cmd that are not printable ASCII
+ * escaped, with the caret under the offending token.
  */
 void user_event_log_tr(struct trace_array *tr, const char *cmd, int type,
 		       int pos)
 {
-	int len = strlen(cmd);
-	int at = pos;
-	char *text;
-	char *p;
-	int i;
-
-	/* Commands are at most USER_EVENT_CMD_MAX bytes: 4 each at most */
-	text = kmalloc(len * 4 + 1, GFP_KERNEL);
-	if (!text)
-		return;
-
-	for (i = 0, p = text; i < len; i++) {
-		unsigned char c = cmd[i];
-
-		if (i == pos)
-			at = p - text;
-		if (c < ' ' || c > '~' || c == '\\') {
-			*p++ = '\\';
-			*p++ = 'x';
-			p = hex_byte_pack(p, c);
-		} else {
-			*p++ = c;
-		}
-	}
-	*p = '\0';
-	if (pos >= len)
-		at = p - text + (pos - len);
-
-	tracing_log_err(tr, USER_EVENT_LOC, text, user_event_errs, type, at);
-	kfree(text);
+	tracing_log_err(tr, USER_EVENT_LOC, cmd, user_event_errs, type, pos);
 }
 
 /**
