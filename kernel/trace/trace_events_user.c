@@ -31,8 +31,7 @@
  * until its mm goes: the exit of its last task, or execve).  The last
  * reference is dropped under event_mutex and a non-persistent event is
  * deleted right then, or once the last tool detaches if one still had it
- * enabled, or within USER_EVENT_REAP_POLL of the end of another trace
- * event (an eprobe) that held it.
+ * enabled, or once another trace event (an eprobe) that held it lets go.
  *
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
@@ -282,71 +281,60 @@ static bool user_event_unused(struct user_event *ue)
 	return !ue->persist && !ue->status && !refcount_read(&ue->refs);
 }
 
-/*
- * How often an unused event that another trace event still holds is
- * looked at again: an eprobe on it (trace_event_try_get_ref()) lets go
- * without any callback, so nothing else would say when it can go.
+/**
+ * user_event_going - whether an event is about to be deleted
+ * @ue:		the event; event_mutex held
+ *
+ * An unused non-persistent event that no other trace event holds goes
+ * when the reap work runs, which was queued when it became unused.
  */
-#define USER_EVENT_REAP_POLL	(HZ / 10)
+bool user_event_going(struct user_event *ue)
+{
+	lockdep_assert_held(&event_mutex);
 
-/* Delete every unused event of @group that can go; true if one is held */
-static bool user_event_reap_group(struct user_event_group *group)
+	return user_event_unused(ue) && !trace_event_dyn_busy(&ue->call);
+}
+
+/* Delete every unused event of @group that can go */
+static void user_event_reap_group(struct user_event_group *group)
 {
 	struct hlist_node *tmp;
 	struct user_event *ue;
-	bool held = false;
 	int bkt;
 
 	lockdep_assert_held(&event_mutex);
 
 	hash_for_each_safe(group->table, bkt, tmp, ue, node)
-		if (user_event_unused(ue) && user_event_destroy(ue))
-			held = true;
-	return held;
+		if (user_event_unused(ue))
+			user_event_destroy(ue);
 }
 
-/**
- * user_event_reap_locked - delete every unused event that can go
- *
- * Called with event_mutex held.
- *
- * Return: true if an unused event is still held by another trace event.
- */
-bool user_event_reap_locked(void)
+/* Delete every unused event that can go; event_mutex held */
+static void user_event_reap_locked(void)
 {
 	struct user_event_group *group;
-	bool held = false;
 
 	lockdep_assert_held(&event_mutex);
 
 	list_for_each_entry(group, &user_event_groups, list)
-		if (user_event_reap_group(group))
-			held = true;
-	return held;
+		user_event_reap_group(group);
 }
-
-static void user_event_reap(struct work_struct *work);
-static DECLARE_DELAYED_WORK(user_event_reap_work, user_event_reap);
 
 /*
  * Delete the non-persistent events that lost their last reference while
- * a tool had them enabled, once no tool has.  Queued at once by the
- * register callback, which runs inside the trace core's enable and
- * disable paths, and every USER_EVENT_REAP_POLL while an unused event is
- * held by another trace event.
+ * something else held them, once nothing does.  Queued by the register
+ * callback when the last tool detaches (it runs inside the trace core's
+ * enable and disable paths) and by the core when the last other trace
+ * event that held one (an eprobe, a trigger, perf) lets go of it.
  */
 static void user_event_reap(struct work_struct *work)
 {
-	bool held;
-
 	mutex_lock(&event_mutex);
-	held = user_event_reap_locked();
+	user_event_reap_locked();
 	mutex_unlock(&event_mutex);
-
-	if (held)
-		schedule_delayed_work(&user_event_reap_work,
-				      USER_EVENT_REAP_POLL);
 }
+
+static DECLARE_WORK(user_event_reap_work, user_event_reap);
 
 /**
  * user_event_reap_queue - have the reap work look at the events now
@@ -355,21 +343,25 @@ static void user_event_reap(struct work_struct *work)
  */
 void user_event_reap_queue(void)
 {
-	mod_delayed_work(system_wq, &user_event_reap_work, 0);
+	schedule_work(&user_event_reap_work);
+}
+
+/* trace_event_put_ref() dropped the last reference another event held */
+static void user_event_ref_released(struct trace_event_call *call)
+{
+	user_event_reap_queue();
 }
 
 /*
  * The last reference of a non-persistent event went (event_mutex held):
- * delete it, or leave it to the reap work while something else holds it
+ * delete it.  If a tool still has it enabled or another trace event
+ * holds it, the reap work deletes it when they let go.
  */
 static void user_event_gone(struct user_event *ue)
 {
 	lockdep_assert_held(&event_mutex);
 
-	/* Still enabled: the register callback queues the work when not */
-	if (user_event_destroy(ue) && !ue->status)
-		schedule_delayed_work(&user_event_reap_work,
-				      USER_EVENT_REAP_POLL);
+	user_event_destroy(ue);
 }
 
 /*
@@ -597,6 +589,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 		goto err;
 
 	ue->class.system = multi ? group->multi_system : group->system;
+	ue->class.ref_released = user_event_ref_released;
 	ue->class.fields_array = user_event_fields_array;
 	ue->class.reg = user_event_reg;
 	ue->class.probe = user_event_ftrace;

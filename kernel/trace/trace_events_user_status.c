@@ -104,12 +104,14 @@ static int user_events_status_show(struct seq_file *m, void *v)
 	struct user_event *ue;
 	int bkt;
 
+	/* Registrants that exited have let go (the ABI's promise) */
 	user_event_mm_flush();
 	mutex_lock(&event_mutex);
-	/* An event the reap work is about to delete is not listed */
-	user_event_reap_locked();
 	WRITE_ONCE(us->seen, group->changes);
 	hash_for_each(group->table, bkt, ue, node) {
+		/* Reading deletes nothing: an event about to go is not listed */
+		if (user_event_going(ue))
+			continue;
 		used = user_event_used(ue);
 		seq_puts(m, ue->tp.name);
 		user_event_show_used(m, used);

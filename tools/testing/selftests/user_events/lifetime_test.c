@@ -1032,8 +1032,8 @@ TEST_F_TIMEOUT(life, multi_format_lifetime, TIMEOUT)
 /*
  * An eprobe on a user event ("e:NAME user_events.EVENT") holds the event
  * while it exists, enabled or not, and lets it go without the event
- * being told.  Once the eprobe, the registration and the file are gone,
- * the non-persistent event goes too (within the reap work's 0.1 s poll):
+ * being asked.  Once the eprobe, the registration and the file are gone,
+ * the non-persistent event goes too (the core says when the eprobe let go):
  * from tracefs, dynamic_events, the status file and its counts.
  */
 TEST_F_TIMEOUT(life, eprobe_is_the_last_reference, TIMEOUT)
