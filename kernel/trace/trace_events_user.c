@@ -287,6 +287,8 @@ static bool user_event_unused(struct user_event *ue)
  *
  * An unused non-persistent event that no other trace event holds goes
  * when the reap work runs, which was queued when it became unused.
+ *
+ * Return: true if @ue is such an event.
  */
 bool user_event_going(struct user_event *ue)
 {
