@@ -554,7 +554,7 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
 {
 	char path[UE_PATH_MAX];
 	static __u32 w;
-	int fa, ret = -EBUSY, i;
+	int fa, ret, i;
 
 	/* Enabled when its registration goes; disabled right before rmdir */
 	fa = gopen(GA, "user_events_data", O_RDWR);
@@ -565,11 +565,8 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
 	close(fa);
 	EXPECT_TRUE(ue_event_exists(SYS_A, EV));
 	ASSERT_EQ(0, ue_enable_sys(SYS_A, EV, false));
-	for (i = 0; i < 5000 && ret == -EBUSY; i++) {
-		ret = grmdir(GA);
-		if (ret == -EBUSY)
-			usleep(1000);
-	}
+	for (i = 0; (ret = grmdir(GA)) == -EBUSY && i < 5000; i++)
+		usleep(1000);
 	EXPECT_EQ(0, ret);
 	EXPECT_FALSE(ue_exists(gpath(path, GA, NULL)));
 
@@ -583,12 +580,8 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
 	close(fa);
 	EXPECT_TRUE(ue_event_exists(SYS_A, EV));
 	ASSERT_EQ(0, ue_dyn_cmd("-:" UE_PREFIX "gr_ep\n"));
-	ret = -EBUSY;
-	for (i = 0; i < 5000 && ret == -EBUSY; i++) {
-		ret = grmdir(GA);
-		if (ret == -EBUSY)
-			usleep(1000);
-	}
+	for (i = 0; (ret = grmdir(GA)) == -EBUSY && i < 5000; i++)
+		usleep(1000);
 	EXPECT_EQ(0, ret);
 	EXPECT_FALSE(ue_exists(gpath(path, GA, NULL)));
 	ASSERT_EQ(0, gmkdir(GA));
@@ -680,7 +673,8 @@ TEST_F_TIMEOUT(group, names_without_group, TIMEOUT)
 /*
  * A group's rejected commands go to its instance's error_log, not to the
  * top-level one (where its users cannot read them and would push out
- * the lines of others); clearing it clears only its own.
+ * the lines of others); clearing it clears only its own.  Root's
+ * dynamic_events commands on a group's events are logged at the top.
  */
 TEST_F_TIMEOUT(group, errors_in_instance_log, TIMEOUT)
 {
@@ -727,6 +721,11 @@ TEST_F_TIMEOUT(group, errors_in_instance_log, TIMEOUT)
 	EXPECT_EQ(-ENOENT, gerrlog_msg(GA, EV " u33 a", msg, sizeof(msg),
 				       &pos));
 	EXPECT_TRUE(errlog_has(UE_PREFIX "gr_host u64 a"));
+	/* Root's "-:" of the group's busy event is said at the top level */
+	EXPECT_EQ(-EBUSY, ue_dyn_cmd("-:" SYS_A "/" EV " u32 a\n"));
+	EXPECT_EQ(-ENOENT, gerrlog_msg(GA, EV, msg, sizeof(msg), &pos));
+	ASSERT_EQ(0, ue_errlog_msg(EV, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "Event is busy")) TH_LOG("%s", msg);
 
 	EXPECT_EQ(0, ue_unreg(fa, &w[0], 0));
 	close(fa);
