@@ -65,13 +65,6 @@ struct user_event_group user_event_global = {
 static unsigned int user_events_max = 32768;
 static unsigned int user_events_count;
 
-/*
- * Trace event types that user events leave to the rest of the kernel:
- * kprobes, synthetic events and modules can still be made when user
- * events (of any group, up to kernel.user_events_max) took all they may.
- */
-#define USER_EVENT_TYPES_RESERVED	8192
-
 enum {
 	USER_BUSY_REFS,
 	USER_BUSY_FTRACE,
@@ -86,8 +79,6 @@ static const char * const user_event_busy_errs[] = {
 	"Event is busy: in use by perf or eBPF",
 	"Event is busy: in use by another trace event",
 };
-
-static void user_event_gone(struct user_event *ue);
 
 /**
  * user_event_log_tr - log a rejected command in an instance's error_log
@@ -200,7 +191,10 @@ static void user_event_free(struct user_event *ue)
  * (its commands reset what was marked): the event goes when its last
  * user does, and that must not wipe the records of other events.  Its
  * own records stay and print as an unknown type, which the trace core
- * gives no other event for a while.
+ * gives no other event for a while.  When the last reference of a
+ * non-persistent event goes while a tool still has it enabled or another
+ * trace event holds it, this answers EBUSY and the reap work deletes it
+ * when they let go.
  */
 static int user_event_destroy(struct user_event *ue)
 {
@@ -237,7 +231,7 @@ void user_event_put(struct user_event *ue)
 	if (!refcount_dec_and_mutex_lock(&ue->refs, &event_mutex))
 		return;
 	if (!ue->persist)
-		user_event_gone(ue);
+		user_event_destroy(ue);
 	mutex_unlock(&event_mutex);
 }
 
@@ -250,7 +244,7 @@ void user_event_put_locked(struct user_event *ue)
 	lockdep_assert_held(&event_mutex);
 
 	if (refcount_dec_and_test(&ue->refs) && !ue->persist)
-		user_event_gone(ue);
+		user_event_destroy(ue);
 }
 
 /* Take a reference on an event found under event_mutex */
@@ -352,18 +346,6 @@ void user_event_reap_queue(void)
 static void user_event_ref_released(struct trace_event_call *call)
 {
 	user_event_reap_queue();
-}
-
-/*
- * The last reference of a non-persistent event went (event_mutex held):
- * delete it.  If a tool still has it enabled or another trace event
- * holds it, the reap work deletes it when they let go.
- */
-static void user_event_gone(struct user_event *ue)
-{
-	lockdep_assert_held(&event_mutex);
-
-	user_event_destroy(ue);
 }
 
 /*

@@ -21,6 +21,13 @@
 #include "trace_events_user.h"
 #include "trace_events_user_mm.h"
 
+/*
+ * Trace event types that user events leave to the rest of the kernel:
+ * kprobes, synthetic events and modules can still be made when user
+ * events (of any group, up to kernel.user_events_max) took all they may.
+ */
+#define USER_EVENT_TYPES_RESERVED	8192
+
 #define USER_EVENT_LOC		"user_events"
 
 /*

@@ -4,16 +4,19 @@
  * events rely on: the records a deleted event left in a buffer print as
  * an unknown type only while no other event has its type, so a freed
  * type must not be given again while other types are free, also after a
- * wrap-around and with the type space nearly full.
+ * wrap-around and with the type space nearly full.  And user events take
+ * no type from the reserve they leave to the rest of the kernel.
  *
  * The tests register output-only trace events (no event call, nothing in
  * tracefs) until no type is left, so they must run while nothing else
- * registers events: at boot, built in.
+ * registers events: at boot, built in.  The reserve case also creates a
+ * user event of the global group, and deletes it.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/trace_events.h>
 
+#include "trace_events_user_core.h"
 #include "trace_output.h"
 
 #define TYPES_ALL	(TRACE_EVENT_TYPE_MAX + 1)
@@ -175,10 +178,72 @@ static void types_freed_counts(struct kunit *test)
 	KUNIT_EXPECT_NE(test, a, b);
 }
 
+#define TYPES_UE_CMD		"__kunit_reserve u32 a"
+#define TYPES_UE_OVER_CMD	"__kunit_reserve_over u32 a"
+
+/*
+ * With USER_EVENT_TYPES_RESERVED + 1 types free a user event is created,
+ * and the next one is -ENOSPC (and a line in the top-level error_log)
+ * while the core still gives the rest of the kernel a type.  Both
+ * commands are parsed first: no assertion can fail while the test holds
+ * the event.
+ */
+static void types_user_events_reserve(struct kunit *test)
+{
+	struct user_event_format *fmt, *fmt_over;
+	struct types_ctx *c = test->priv;
+	struct user_event *ue, *over;
+	struct user_parse_err err;
+	bool created;
+
+	KUNIT_ASSERT_EQ(test, user_event_parse(TYPES_UE_CMD, &fmt, &err), 0);
+	if (user_event_parse(TYPES_UE_OVER_CMD, &fmt_over, &err)) {
+		user_event_format_free(fmt);
+		KUNIT_FAIL_AND_ABORT(test, "cannot parse %s", TYPES_UE_OVER_CMD);
+	}
+	while (trace_event_types_free() > USER_EVENT_TYPES_RESERVED + 1)
+		if (!types_reg(c))
+			break;
+	if (trace_event_types_free() != USER_EVENT_TYPES_RESERVED + 1) {
+		user_event_format_free(fmt);
+		user_event_format_free(fmt_over);
+		KUNIT_FAIL_AND_ABORT(test, "%u types free, not %u",
+				     trace_event_types_free(),
+				     USER_EVENT_TYPES_RESERVED + 1);
+	}
+
+	/* user_event_get() takes the format either way */
+	ue = user_event_get(&user_event_global, fmt, false, TYPES_UE_CMD, 0,
+			    &created);
+	if (IS_ERR(ue)) {
+		user_event_format_free(fmt_over);
+		KUNIT_FAIL_AND_ABORT(test, "not created: %ld", PTR_ERR(ue));
+	}
+	KUNIT_EXPECT_TRUE(test, created);
+	KUNIT_EXPECT_EQ(test, trace_event_types_free(),
+			USER_EVENT_TYPES_RESERVED);
+
+	over = user_event_get(&user_event_global, fmt_over, false,
+			      TYPES_UE_OVER_CMD, 0, &created);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(over), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, created);
+	if (!IS_ERR(over))
+		user_event_put(over);
+	KUNIT_EXPECT_EQ(test, trace_event_types_free(),
+			USER_EVENT_TYPES_RESERVED);
+	KUNIT_EXPECT_NE(test, types_reg(c), 0);
+
+	/* The last reference of a non-persistent event: it goes */
+	user_event_put(ue);
+	KUNIT_EXPECT_EQ(test, trace_event_types_free(),
+			USER_EVENT_TYPES_RESERVED);
+}
+
 static struct kunit_case types_cases[] = {
 	KUNIT_CASE(types_freed_counts),
 	KUNIT_CASE_SLOW(types_kept_out_near_full),
 	KUNIT_CASE_SLOW(types_kept_out_after_wrap),
+	KUNIT_CASE_SLOW(types_user_events_reserve),
 	{}
 };
 
