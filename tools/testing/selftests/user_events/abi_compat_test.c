@@ -35,14 +35,6 @@ static const char * const events[] = {
 	EV_A, EV_Q, EV_HIGH,
 };
 
-static void cleanup_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
-}
-
 /*
  * Whether the kernel is 64-bit, as far as a 32-bit program can tell:
  * uname() reports the kernel's machine unless the personality asks for
@@ -72,7 +64,7 @@ FIXTURE_SETUP(compat)
 		SKIP(return, "not a 32-bit program");
 	if (reason)
 		SKIP(return, "%s", reason);
-	cleanup_all();
+	ue_cleanup_names(events, ARRAY_SIZE(events));
 	ASSERT_EQ(0, ue_trace_clear());
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
@@ -81,7 +73,7 @@ FIXTURE_SETUP(compat)
 FIXTURE_TEARDOWN_PARENT(compat)
 {
 	if (!ue_setup())
-		cleanup_all();
+		ue_cleanup_names(events, ARRAY_SIZE(events));
 }
 
 /* The first 8-aligned address in @raw, which has room for 6 words after it */

@@ -44,14 +44,6 @@ static const char * const events[] = {
 
 static long page_size;
 
-static void cleanup_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
-}
-
 /* The fixture data is shared with the process that runs the teardown */
 FIXTURE(abi) {
 	int fd;
@@ -65,7 +57,7 @@ FIXTURE_SETUP(abi)
 	page_size = sysconf(_SC_PAGESIZE);
 	if (reason)
 		SKIP(return, "%s", reason);
-	cleanup_all();
+	ue_cleanup_names(events, ARRAY_SIZE(events));
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
 }
@@ -77,7 +69,7 @@ FIXTURE_SETUP(abi)
 FIXTURE_TEARDOWN_PARENT(abi)
 {
 	if (!ue_setup())
-		cleanup_all();
+		ue_cleanup_names(events, ARRAY_SIZE(events));
 }
 
 /* Three 8-byte units; the enable word under test is in the middle one */

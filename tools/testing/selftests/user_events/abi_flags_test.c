@@ -65,8 +65,7 @@ static void cleanup_all(void)
 	char name[64];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
+	ue_cleanup_names(events, ARRAY_SIZE(events));
 	for (i = 0; i < 8; i++) {
 		snprintf(name, sizeof(name), EV_MAX "%u", i);
 		ue_cleanup(name);

@@ -31,49 +31,7 @@ static const char * const events[] = {
 	EV_WRITE, EV_NOFIELD, EV_THREADS, EV_SCM, EV_RO,
 };
 
-static long page_size;
-
-static void cleanup_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
-}
-
-/*
- * The fixture data is shared with the process that runs the teardown:
- * @fd and @trace belong to the test process, and go with it.
- */
-FIXTURE(abi) {
-	int fd;
-	char *trace;
-};
-
-FIXTURE_SETUP(abi)
-{
-	const char *reason = ue_setup();
-
-	self->fd = -1;
-	self->trace = NULL;
-	page_size = sysconf(_SC_PAGESIZE);
-	if (reason)
-		SKIP(return, "%s", reason);
-	cleanup_all();
-	ASSERT_EQ(0, ue_trace_clear());
-	self->fd = ue_open();
-	ASSERT_LE(0, self->fd);
-}
-
-/*
- * After the test process exited: its registrations went with its memory
- * and its files were released, so every event it made can be deleted.
- */
-FIXTURE_TEARDOWN_PARENT(abi)
-{
-	if (!ue_setup())
-		cleanup_all();
-}
+#include "abi_fixture.h"
 
 /*
  * DIAG_IOCSREG, DIAG_IOCSUNREG and DIAG_IOCSDEL change what the kernel

@@ -119,30 +119,10 @@ has_groups() {
 	return $ret
 }
 
-# gemit ARGS...: the emitter, registering in the group
-gemit() {
-	unshare -m sh -c 'mount --make-rprivate / &&
-		mount --bind "$1/instances/$2/user_events_data" "$1/user_events_data" &&
-		shift 2 && exec "$@"' sh "$TRACEFS" "$GROUP" "$EMIT" "$@"
-}
-
-# gused_by NAME WHO: the group's status file says WHO uses NAME (and
-# tracing is on)
-gused_by() {
-	awk -v n="$1" -v w="$2" '
-		$1 == n { for (i = 2; i <= NF; i++) if ($i == w) found = 1 }
-		END { exit !found }' "$TRACEFS/instances/$GROUP/user_events_status" &&
-		[ "$(cat "$TRACEFS/tracing_on")" = 1 ]
-}
-
 # gprinted: bpftrace printed a line for every record (it does not read
 # what is still in its buffers when it stops)
 gprinted() {
 	[ "$(grep -c 's=grp' bpftrace-group.log)" -ge "$NR_RECORDS" ]
-}
-
-gdelete() {
-	dyn_write "-:$GSYS/$1 $GFIELDS"
 }
 
 # Make the group and its persistent event, start bpftrace, wait until it

@@ -3,6 +3,7 @@
  * user_events through tracefs/dynamic_events: "u:" creates a persistent
  * event for every field type, spacing around ';' does not matter, the
  * listing format, "-:" and "!u:" deletes that must match the fields,
+ * truncation that deletes nothing while an event is busy,
  * EPERM without CAP_PERFMON, and error_log lines with a caret under the
  * offending token of a bad command.
  */
@@ -31,6 +32,8 @@
 #define EV_PERM2	UE_PREFIX "dy_perm2"
 #define EV_BAD		UE_PREFIX "dy_bad"
 #define EV_EXIST	UE_PREFIX "dy_exist"
+#define EV_TRUNC	UE_PREFIX "dy_trunc"
+#define EV_TRUNC2	UE_PREFIX "dy_trunc2"
 
 static const struct {
 	const char *decl;	/* as written in the command */
@@ -67,7 +70,7 @@ static const struct {
 
 static const char * const events[] = {
 	EV_SPACE, EV_SPACE2, EV_LIST, EV_NOFIELDS, EV_DEL, EV_BUSY, EV_PERM,
-	EV_PERM2, EV_BAD, EV_EXIST,
+	EV_PERM2, EV_BAD, EV_EXIST, EV_TRUNC, EV_TRUNC2,
 };
 
 static void cleanup_all(void)
@@ -75,8 +78,7 @@ static void cleanup_all(void)
 	char name[64];
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
+	ue_cleanup_names(events, ARRAY_SIZE(events));
 	for (i = 0; i < NR_TYPES; i++) {
 		snprintf(name, sizeof(name), EV_TYPE "%u", i);
 		ue_cleanup(name);
@@ -435,6 +437,71 @@ TEST_F_TIMEOUT(dyn, delete_busy, TIMEOUT)
 	/* Unreferenced: deleted at once */
 	EXPECT_EQ(0, ue_dyn_cmd("-:" EV_BUSY " u32 a\n"));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_BUSY));
+}
+
+/* Does dynamic_events list the two truncation events and nothing else? */
+static bool dyn_only_trunc(void)
+{
+	static const char * const mine[] = {
+		"u:" EV_TRUNC " ", "u:" EV_TRUNC2 " ",
+	};
+	char *buf = ue_read_tracefs("dynamic_events");
+	unsigned int i, found = 0;
+	bool only = !!buf;
+	char *p;
+
+	for (p = buf; only && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		for (i = 0; i < ARRAY_SIZE(mine); i++)
+			if (!strncmp(p, mine[i], strlen(mine[i])))
+				break;
+		if (i == ARRAY_SIZE(mine))
+			only = false;
+		else
+			found++;
+	}
+	free(buf);
+	return only && found == ARRAY_SIZE(mine);
+}
+
+/*
+ * Opening dynamic_events with O_TRUNC deletes every dynamic event, or
+ * none while one of them is busy: a registered user event makes the open
+ * EBUSY and every event stays.  Once the registration and its file are
+ * gone, the persistent events go with the rest.  The truncation deletes
+ * every dynamic event of the system, so the test runs only where no
+ * other one is there.
+ */
+TEST_F_TIMEOUT(dyn, truncate_busy, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	int fd;
+
+	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_TRUNC " u32 a\n"));
+	ASSERT_EQ(0, ue_dyn_cmd("u:" EV_TRUNC2 " u64 b\n"));
+	if (!dyn_only_trunc())
+		SKIP(return, "other dynamic events exist: truncation would delete them");
+	self->fd = ue_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ue_reg(self->fd, EV_TRUNC " u32 a", &enable_word, 0,
+			    NULL));
+
+	ue_path(path, "dynamic_events");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EBUSY, errno);
+	if (fd >= 0)
+		close(fd);
+	EXPECT_TRUE(ue_event_exists(NULL, EV_TRUNC));
+	EXPECT_TRUE(ue_event_exists(NULL, EV_TRUNC2));
+
+	EXPECT_EQ(0, ue_unreg(self->fd, &enable_word, 0));
+	close(self->fd);
+	self->fd = -1;
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_LE(0, fd);
+	close(fd);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_TRUNC));
+	EXPECT_FALSE(ue_event_exists(NULL, EV_TRUNC2));
 }
 
 /*

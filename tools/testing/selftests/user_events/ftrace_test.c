@@ -53,14 +53,6 @@ static const char * const all_events[] = {
 	EV_STACK,
 };
 
-static void cleanup_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(all_events); i++)
-		ue_cleanup(all_events[i]);
-}
-
 /* Enable or disable @name in the trace instance @inst */
 static int inst_enable(const char *inst, const char *name, bool on)
 {
@@ -114,7 +106,7 @@ FIXTURE_SETUP(ftrace)
 	self->trace = NULL;
 	if (reason)
 		SKIP(return, "%s", reason);
-	cleanup_all();
+	ue_cleanup_names(all_events, ARRAY_SIZE(all_events));
 	ASSERT_EQ(0, ue_trace_clear());
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open user_events_data: %d", self->fd);
@@ -130,7 +122,7 @@ FIXTURE_TEARDOWN_PARENT(ftrace)
 	char path[UE_PATH_MAX];
 
 	if (!ue_setup()) {
-		cleanup_all();
+		ue_cleanup_names(all_events, ARRAY_SIZE(all_events));
 		inst_remove();
 		ue_write_str(ue_path(path, "options/stacktrace"), "0\n");
 	}

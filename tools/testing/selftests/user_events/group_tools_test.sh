@@ -16,26 +16,6 @@ GROUP=selftest_tools
 GSYS=user_events_$GROUP
 GFIELDS='u32 seq; char[8] s'
 
-# gemit ARGS...: the emitter, registering in the group
-gemit() {
-	unshare -m sh -c 'mount --make-rprivate / &&
-		mount --bind "$1/instances/$2/user_events_data" "$1/user_events_data" &&
-		shift 2 && exec "$@"' sh "$TRACEFS" "$GROUP" "$EMIT" "$@"
-}
-
-# gused_by NAME WHO: the group's status file says WHO uses NAME (and
-# tracing is on: trace-cmd switches it off first)
-gused_by() {
-	awk -v n="$1" -v w="$2" '
-		$1 == n { for (i = 2; i <= NF; i++) if ($i == w) found = 1 }
-		END { exit !found }' "$TRACEFS/instances/$GROUP/user_events_status" &&
-		[ "$(cat "$TRACEFS/tracing_on")" = 1 ]
-}
-
-gdelete() {
-	dyn_write "-:$GSYS/$1 $GFIELDS"
-}
-
 # group_run WHO NAME CMD...: make the group and its persistent event
 # NAME, start the tool CMD, wait until it uses NAME (WHO in the status),
 # write NR_RECORDS records (seq=1.., s=grp), stop the tool, delete all

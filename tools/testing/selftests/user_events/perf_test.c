@@ -63,14 +63,6 @@ FIXTURE(perf) {
 	struct perf_ring r;
 };
 
-static void cleanup_all(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(events); i++)
-		ue_cleanup(events[i]);
-}
-
 FIXTURE_SETUP(perf)
 {
 	const char *reason = ue_setup();
@@ -82,7 +74,7 @@ FIXTURE_SETUP(perf)
 		SKIP(return, "%s", reason);
 	if (!ue_exists("/proc/sys/kernel/perf_event_paranoid"))
 		SKIP(return, "no perf events (CONFIG_PERF_EVENTS?)");
-	cleanup_all();
+	ue_cleanup_names(events, ARRAY_SIZE(events));
 	self->fd = ue_open();
 	ASSERT_LE(0, self->fd);
 	enable_word = 0;
@@ -105,7 +97,7 @@ static void perf_close(struct perf_ring *r)
 FIXTURE_TEARDOWN_PARENT(perf)
 {
 	if (!ue_setup())
-		cleanup_all();
+		ue_cleanup_names(events, ARRAY_SIZE(events));
 }
 
 /* perf_event_open() on user event @name and map its ring; 0 or -errno */

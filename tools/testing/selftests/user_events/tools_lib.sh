@@ -327,3 +327,30 @@ tools_start() {
 		ktap_exit_fail_msg "mktemp -d failed"
 	cd "$WORK" || ktap_exit_fail_msg "cannot enter $WORK"
 }
+
+# The helpers of the group cases.  The caller sets GROUP (a tracefs
+# instance, made and removed by the case), GSYS (user_events_$GROUP) and
+# GFIELDS (the fields of the group's events).
+
+# gemit ARGS...: the emitter, registering in the group: the group's
+# user_events_data bind-mounted over the top-level one in a mount
+# namespace of its own, as a container runtime does
+gemit() {
+	unshare -m sh -c 'mount --make-rprivate / &&
+		mount --bind "$1/instances/$2/user_events_data" "$1/user_events_data" &&
+		shift 2 && exec "$@"' sh "$TRACEFS" "$GROUP" "$EMIT" "$@"
+}
+
+# gused_by NAME WHO: the group's status file says WHO uses NAME (and
+# tracing is on: trace-cmd switches it off first)
+gused_by() {
+	awk -v n="$1" -v w="$2" '
+		$1 == n { for (i = 2; i <= NF; i++) if ($i == w) found = 1 }
+		END { exit !found }' "$TRACEFS/instances/$GROUP/user_events_status" &&
+		[ "$(cat "$TRACEFS/tracing_on")" = 1 ]
+}
+
+# gdelete NAME: delete the group's event NAME
+gdelete() {
+	dyn_write "-:$GSYS/$1 $GFIELDS"
+}

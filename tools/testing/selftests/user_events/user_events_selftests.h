@@ -518,6 +518,15 @@ static inline void ue_cleanup(const char *name)
 	ue_cleanup_sys(NULL, name);
 }
 
+/* ue_cleanup() each of the @n global events named in @names */
+static inline void ue_cleanup_names(const char * const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ue_cleanup(names[i]);
+}
+
 /* --- trace ---------------------------------------------------- */
 
 /* Re-read the trace file into *@buf (freeing the old text) */
