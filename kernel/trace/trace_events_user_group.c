@@ -1,17 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * user_events: groups of tracefs instances.
- *
- * Each tracefs instance whose name can be part of a system name has a
- * group of its own: a name space with its own systems (user_events_NAME,
- * user_events_multi_NAME), status file and limit, whose files
- * user_events_data, user_events_status and user_events_max are in the
- * instance's directory.  A container runtime hands a group's
- * user_events_data to a container in place of the global one.  Only the
- * instances made with mkdir have groups (trace.c calls in here): those
- * that the kernel makes through the trace_array API are its own.  A
- * group's events hold its instance, as its open files do, so that an
- * instance whose group has events cannot be removed.
+ * user_events: groups of tracefs instances.  An instance made with mkdir,
+ * whose name can be part of a system name, gets a group: its own systems,
+ * status and limit, with their files in its directory.  A group's events
+ * and open files hold its instance, so that removing it fails with EBUSY.
  */
 #include <linux/capability.h>
 #include <linux/ctype.h>
@@ -24,7 +16,6 @@
 /* Every group, the global one first (event_mutex) */
 LIST_HEAD(user_event_groups);
 
-/* The group of instance @tr, if it has one */
 static struct user_event_group *user_event_group_find(struct trace_array *tr)
 {
 	struct user_event_group *group;
@@ -38,11 +29,8 @@ static struct user_event_group *user_event_group_find(struct trace_array *tr)
 }
 
 /*
- * The group whose file @inode of instance @tr is; @tr's reference,
- * which tracing_check_open_get_tr() took, keeps it.  The file must be
- * one of the group's own: a file of a removed instance, still reachable
- * (an O_PATH descriptor, a bind mount), whose trace_array a new instance
- * reuses, must not open the new one's group.
+ * The group whose file @inode is, kept by @tr's reference.  A file of a
+ * removed instance whose trace_array a new one reuses must not open it.
  */
 static struct user_event_group *user_event_group_of(struct trace_array *tr,
 						    struct inode *inode)
@@ -94,16 +82,9 @@ void user_event_group_close(struct user_event_group *group)
 		trace_array_put(group->tr);
 }
 
-/* Instance names longer than this get no group */
 #define USER_EVENT_GROUP_NAME_MAX	64
 
-/*
- * Whether instance @name gets a group: its systems user_events_NAME and
- * user_events_multi_NAME must be valid system names that tools accept
- * (letters, digits, '_') and must never be another group's or the global
- * group's.  "multi" and "multi_*" would be: user_events_multi(_*).
- * Return: USER_EVENT_ERR_NONE, or why not, with the offending byte in @pos.
- */
+/* System names must be valid and unique: "multi_x" would clash with "x" */
 static int user_event_group_name_check(const char *name, int *pos)
 {
 	size_t len = strlen(name);
@@ -191,12 +172,9 @@ static const struct file_operations user_events_max_fops = {
 
 /**
  * user_event_group_create - give a new instance a group
- * @tr:		the instance, just made by mkdir
+ * @tr:		the new instance; event_mutex and trace_types_lock held
  *
- * An instance whose name cannot be a group's gets none; its error_log
- * says why.  Called with event_mutex and trace_types_lock held.
- *
- * Return: 0, or -ENOMEM: the mkdir fails.
+ * Return: 0, also for a name that gets no group, or -ENOMEM (mkdir fails).
  */
 int user_event_group_create(struct trace_array *tr)
 {
@@ -207,7 +185,6 @@ int user_event_group_create(struct trace_array *tr)
 
 	lockdep_assert_held(&event_mutex);
 
-	/* Said where the instance's owner looks: its own error_log */
 	err = user_event_group_name_check(tr->name, &pos);
 	if (err != USER_EVENT_ERR_NONE) {
 		user_event_log_tr(tr, tr->name, err, pos);
@@ -254,13 +231,8 @@ err:
  * @call:	the event of a group bound to an instance
  * @p_event:	the perf event being opened
  *
- * The modes of a group's files in its instance decide who may reach its
- * events; a perf event needs no tracefs access, only the event's id, so
- * it takes CAP_PERFMON (or CAP_SYS_ADMIN), as it would to attach to any
- * event through tracefs where tracefs is closed.  An inherited perf event
- * was checked when its parent was opened.
- *
- * Return: 0, or -EACCES.
+ * Return: 0 with CAP_PERFMON (perf bypasses the instance's file modes) or
+ * for an inherited event, else -EACCES.
  */
 int user_event_group_perf_perm(struct trace_event_call *call,
 			       struct perf_event *p_event)
@@ -274,11 +246,6 @@ int user_event_group_perf_perm(struct trace_event_call *call,
 /**
  * user_event_group_hold - count a new event of a group
  * @group:	the group; event_mutex held
- *
- * The first event of a group bound to an instance takes a reference on
- * the instance, which the last one drops (user_event_group_unhold()):
- * while the group has events, removing the instance fails with EBUSY in
- * the trace core, as while one of its files is open.
  */
 void user_event_group_hold(struct user_event_group *group)
 {
@@ -304,9 +271,6 @@ void user_event_group_unhold(struct user_event_group *group)
 /**
  * user_event_group_remove - an instance is being removed
  * @tr:		the instance; event_mutex and trace_types_lock held
- *
- * Its group, if it has one, has no events (they would hold @tr) and no
- * open files; the files go with the instance's directory.
  */
 void user_event_group_remove(struct trace_array *tr)
 {
@@ -320,10 +284,7 @@ void user_event_group_remove(struct trace_array *tr)
 }
 
 /**
- * user_event_groups_init - list the global group
- *
- * Called once at boot by user_events' initcall, before user space can
- * make an instance.
+ * user_event_groups_init - list the global group, before any instance
  */
 void __init user_event_groups_init(void)
 {

@@ -3,12 +3,8 @@
  * user_events: the enable bits of each address space.
  *
  * A registration (DIAG_IOCSREG) names a bit in the caller's memory that
- * the kernel keeps set while anything is attached to the event.  It is an
- * enabler of the caller's mm, not of the file it was made through nor of
- * the thread that made it: it lasts until DIAG_IOCSUNREG, or until the mm
- * goes (__mmput(): the exit of its last user, or execve), and dup_mmap()
- * copies it into a forked child's mm.  A process that never registered
- * pays one pointer test per fork and nothing else.
+ * the kernel keeps set while anything is attached to the event.  It lasts
+ * until DIAG_IOCSUNREG or __mmput() of the mm, and a fork copies it.
  *
  * Locking, outermost first:
  *   mmap_lock (read)		of the mm whose words are written
@@ -17,28 +13,12 @@
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
  *
- * A toggle (user_event_bits_set(), called with event_mutex held) takes an
- * mm's mmap_lock and the word's folio lock only with trylock, and never
- * faults: a word it cannot write at once (contended, not present,
- * copy-on-write) is handed to the mm's one work item.  The work does not
- * wait for the mm either: it trylocks (the event's lock too, inside the
- * mm's: a toggle may hold it), and faults (with
- * FOLL_NOWAIT: swap-in starts and the work tries again later) only
- * anonymous and tmpfs memory, and a private file mapping's page that is
- * mapped (a copy-on-write fault); a word of another file mapping is
- * written while its page is present and writable.  (Reclaim or
- * MADV_DONTNEED racing with that check can still make the fault read the
- * file: then only that mm's work waits, on user_events' own workqueue.)
- * It runs again later, at most once a second once it has backed off,
- * for as long as a word differs from its event's state.  Only the mm's
- * own tasks (DIAG_IOCSREG, DIAG_IOCSUNREG, fork) wait for their mm.  So
- * no global lock is held while waiting for a user mm, no worker is
- * parked by one, and a process that keeps its own mmap_lock busy stalls
- * only itself.
- *
- * Every word is written with its mm's mmap_lock held for reading, so a
- * fork (which holds it for writing) sees each registration with its word
- * either both before or both after a change.
+ * A toggle (user_event_bits_set()) only trylocks mmap_lock and the folio
+ * lock, and never faults: what it cannot write goes to the mm's work, which
+ * trylocks too and faults (FOLL_NOWAIT) only anonymous and tmpfs memory and
+ * mapped pages of private file mappings.  Only the mm's own tasks wait for
+ * it, so no global lock or shared worker waits for a user mm (but a race
+ * with reclaim can make the work read a file, on user_events' workqueue).
  */
 #include <linux/highmem.h>
 #include <linux/list_sort.h>
@@ -57,10 +37,7 @@
 /* Attempts of DIAG_IOCSREG and DIAG_IOCSUNREG to fault their word in */
 #define USER_EVENT_FAULT_TRIES	3
 
-/*
- * Runs of an mm's work after a toggle are 1, 2, 4 ... 512 ms apart, then
- * 1 s, until it has written every word it was left
- */
+/* An mm's work backs off from 1 ms, doubling, to at most this */
 #define USER_EVENT_WORK_MAX_MS	1000
 
 /**
@@ -112,7 +89,6 @@ struct user_event_enabler {
 };
 
 static struct kmem_cache *user_event_enabler_cache;
-/* The mms' work items: none ever waits for its mm, so none holds a worker */
 static struct workqueue_struct *user_event_mm_wq;
 static unsigned int user_events_max_enablers = 65536;
 
@@ -122,11 +98,7 @@ static atomic_t user_event_mm_dying = ATOMIC_INIT(0);
 static void user_event_mm_reap(struct work_struct *work);
 static DECLARE_WORK(user_event_mm_reap_work, user_event_mm_reap);
 
-/*
- * The long-aligned word and bit that hold a registration's bit: set_bit()
- * works on naturally aligned longs, and a 4-byte word is one half of the
- * long on 64-bit kernels (which half depends on endianness).
- */
+/* The aligned long and bit of @w: a 4-byte word is half a long on 64-bit */
 static void user_event_word_locate(const struct user_event_word *w,
 				   unsigned long *waddr, unsigned int *wbit)
 {
@@ -170,10 +142,7 @@ user_event_enabler_at(struct user_event_mm *uemm, unsigned long waddr,
 	return NULL;
 }
 
-/*
- * The enabler registered as (@addr, @bit), whatever its size: DIAG_IOCSUNREG
- * names no size, and a registration is unique by address and bit.
- */
+/* Registrations are unique by address and bit: DIAG_IOCSUNREG names no size */
 static struct user_event_enabler *
 user_event_enabler_named(struct user_event_mm *uemm, unsigned long addr,
 			 u8 bit)
@@ -244,11 +213,9 @@ static void user_event_page_write(struct user_event_enabler *e,
 }
 
 /*
- * Set or clear the enabler's bit: pin the page without faulting it in
- * (user_event_word_fault() does that for the work), atomic bit operation,
- * unpin.  The mm's mmap_lock is held.  With @wait false the folio lock
- * is only tried (a file page's lock can be held across I/O).  -EFAULT:
- * the page is not present or not writable; -EAGAIN: try again later.
+ * Write the bit without faulting, with mmap_lock held.  Unless @wait, the
+ * folio lock is only tried, as I/O may hold it.  -EFAULT if the page is
+ * not present or not writable, -EAGAIN to try again later.
  */
 static int user_event_word_write(struct user_event_enabler *e, bool on,
 				 bool wait)
@@ -276,11 +243,9 @@ static int user_event_word_write(struct user_event_enabler *e, bool on,
 }
 
 /*
- * Write the bit of current's enabler, faulting the page in if it must, a
- * bounded number of times; a word that stays unwritable is left as it
- * is.  mmap_lock and uemm->lock are held, and kept: the fault is not
- * allowed to drop mmap_lock (a userfaultfd range then fails rather than
- * waits).  The caller waits for its own mm only.
+ * Write the bit for current's mm, faulting its page in if it must, with
+ * mmap_lock and uemm->lock held.  The fault may not drop mmap_lock: a
+ * userfaultfd range fails instead of waiting.
  */
 static void user_event_word_sync(struct user_event_enabler *e, bool on)
 {
@@ -298,12 +263,9 @@ static void user_event_word_sync(struct user_event_enabler *e, bool on)
 }
 
 /*
- * Whether the work may fault the word in: not where the fault would reach
- * a filesystem, whose reads, locks and ->page_mkwrite() may wait however
- * the fault is asked (FUSE answers when its server likes).  Anonymous and
- * tmpfs memory may be faulted, and a private file mapping whose page is
- * mapped (its write fault only copies the page: .data after a fork; the
- * check races with reclaim, see the top of this file).  mmap_lock held.
+ * Whether the work may fault the word in.  A fault that reaches a
+ * filesystem may wait however it is asked; a write fault on a mapped page
+ * of a private file mapping only copies the page.
  */
 static bool user_event_word_faultable(struct user_event_enabler *e)
 {
@@ -324,11 +286,8 @@ static bool user_event_word_faultable(struct user_event_enabler *e)
 }
 
 /*
- * Make the word of @e present and writable, if that takes no waiting: a
- * word the work may fault in gets a FOLL_NOWAIT fault (which may start
- * swap-in and return), any other is left to be present.  Not under the
- * event's lock: the fault may have to reclaim memory.  0 if the word can
- * be written now, -EAGAIN if later, -EFAULT if it cannot be made writable.
+ * Fault the word in if that needs no waiting, outside bits->lock since the
+ * fault may reclaim.  -EFAULT if the word can never be made writable.
  */
 static int user_event_word_fault(struct user_event_enabler *e)
 {
@@ -347,10 +306,9 @@ static int user_event_word_fault(struct user_event_enabler *e)
 }
 
 /*
- * Write the words of the mm's pending enablers that can be written
- * without waiting; the others stay pending.  Each is taken off the list
- * before its bit's value is read, so that a toggle meanwhile queues it
- * again.  mmap_lock and uemm->lock held.  True if some stay.
+ * Write the pending words that need no waiting; true if some stay.  Each
+ * leaves the list before its value is read, so that a toggle meanwhile
+ * queues it again.  mmap_lock and uemm->lock held.
  */
 static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 {
@@ -404,13 +362,7 @@ static bool user_event_mm_write_pending(struct user_event_mm *uemm)
 	return left;
 }
 
-/*
- * Run the mm's work again later, after a delay that doubles up to a
- * second.  A word is never given up while it is pending: a page that
- * stays out (swapped, or a file page the program has not touched again)
- * costs its mm one run a second until it is back or the registration
- * goes.
- */
+/* Back off up to a second; a pending word is never given up */
 static void user_event_mm_retry(struct user_event_mm *uemm)
 {
 	unsigned int runs;
@@ -424,11 +376,7 @@ static void user_event_mm_retry(struct user_event_mm *uemm)
 						USER_EVENT_WORK_MAX_MS)));
 }
 
-/*
- * The mm's work: write the words that toggles left to it.  It does not
- * wait for the mm (its locks, a filesystem, a folio lock): whatever would
- * wait is tried again later.
- */
+/* Write the words toggles left; whatever would wait is tried again later */
 static void user_event_mm_work(struct work_struct *work)
 {
 	struct user_event_mm *uemm =
@@ -437,9 +385,8 @@ static void user_event_mm_work(struct work_struct *work)
 	bool again = true;
 
 	/*
-	 * No reference on the mm's users: __mmput() cancels this work
-	 * before exit_mmap(), and with uemm->lock held here its enablers
-	 * (and so the memory of their words) are still there.
+	 * No reference on the mm's users: __mmput() cancels this work before
+	 * exit_mmap(), and uemm->lock keeps the enablers and so their words.
 	 */
 	if (mmap_read_trylock(mm)) {
 		if (mutex_trylock(&uemm->lock)) {
@@ -465,7 +412,6 @@ static void user_event_enabler_defer(struct user_event_enabler *e)
 	spin_unlock(&uemm->pending_lock);
 }
 
-/* Run the mm's work now if it has words to write */
 static void user_event_mm_kick(struct user_event_mm *uemm)
 {
 	bool pending;
@@ -477,20 +423,15 @@ static void user_event_mm_kick(struct user_event_mm *uemm)
 		mod_delayed_work(user_event_mm_wq, &uemm->work, 0);
 }
 
-/*
- * Write the enabler's bit at once if that needs no waiting; false if it
- * has to be left to the mm's work.
- */
+/* Write the bit now if no waiting is needed; false to leave it to the work */
 static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 {
 	struct mm_struct *mm = e->uemm->mm;
 	bool done = false;
 
 	/*
-	 * No reference on the mm's users: bits->lock is held, and
-	 * __mmput() takes it to unlink the enabler before exit_mmap(), so
-	 * the memory of the word is still there.  Nobody else writes the
-	 * word meanwhile: every write of it holds bits->lock.
+	 * No reference on the mm's users: __mmput() unlinks the enabler under
+	 * bits->lock, held here, before exit_mmap(); all writes hold it too.
 	 */
 	if (mmap_read_trylock(mm)) {
 		done = !user_event_word_write(e, on, false);
@@ -520,9 +461,7 @@ void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs)
  * @bits:	the event's bits
  * @on:		whether anything is attached to the event
  *
- * Called when the event's status changes, with event_mutex held.  Each
- * word that can be written without waiting is written before this
- * returns; the others are left to their mm's work item.
+ * Called with event_mutex held; a word that needs waiting is left to the work.
  */
 void user_event_bits_set(struct user_event_bits *bits, bool on)
 {
@@ -538,10 +477,7 @@ void user_event_bits_set(struct user_event_bits *bits, bool on)
 				deferred = true;
 			}
 		}
-		/*
-		 * Only now: a work running during the walk would find
-		 * bits->lock taken and leave the word for its next run.
-		 */
+		/* After the walk, or the work could find bits->lock taken */
 		if (deferred)
 			list_for_each_entry(e, &bits->enablers, event_link)
 				user_event_mm_kick(e->uemm);
@@ -567,7 +503,6 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	return uemm;
 }
 
-/* The registrations of current's mm, made on first use */
 static struct user_event_mm *user_event_mm_current(bool create)
 {
 	struct mm_struct *mm = current->mm;
@@ -598,10 +533,7 @@ static void user_event_enabler_unlink(struct user_event_enabler *e)
 
 	mutex_lock(&e->bits->lock);
 	list_del(&e->event_link);
-	/*
-	 * Off the event, no toggle queues @e again; toggles queue entries
-	 * without uemm->lock, so take it off under pending_lock.
-	 */
+	/* No toggle queues @e any more; toggles queue without uemm->lock */
 	spin_lock(&uemm->pending_lock);
 	list_del_init(&e->pending_link);
 	spin_unlock(&uemm->pending_lock);
@@ -618,8 +550,7 @@ static void user_event_enabler_free(struct user_event_enabler *e)
  * user_event_enabler_in_use - whether current's mm registered a word
  * @w:		the word and bit a DIAG_IOCSREG names
  *
- * Return: true if @w has the address and bit of a registration of the
- * caller's mm, or is the same bit of memory as one.
+ * Return: true if @w or its bit of memory is registered in current's mm.
  */
 bool user_event_enabler_in_use(const struct user_event_word *w)
 {
@@ -635,13 +566,10 @@ bool user_event_enabler_in_use(const struct user_event_word *w)
 }
 
 /*
- * Link the new enabler: into its mm, then its event, and write the bit's
- * value into the pinned page there, under the event's lock like every
- * write of a word.  @publish runs first, so that whatever it makes usable
- * is usable before the bit can be seen set.  mmap_lock and uemm->lock
- * held.  The folio lock is taken first, and may be waited for: toggles and
- * the work only try it, under bits->lock, so nobody holding bits->lock
- * waits for it, and only this mm's own tasks wait here.
+ * Link the new enabler into its mm and event, and write its bit under
+ * bits->lock like every write, after @publish so that what it makes usable
+ * is usable before the bit can be seen set.  mmap_lock and uemm->lock held.
+ * The folio lock may be waited for: under bits->lock it is only tried.
  */
 static void user_event_enabler_link(struct user_event_enabler *e,
 				    struct page *page,
@@ -672,13 +600,9 @@ static void user_event_enabler_link(struct user_event_enabler *e,
  *		the bit is written; it must not sleep
  * @arg:	its argument
  *
- * The word is faulted in for writing first.  The registration takes a
- * reference on the event.
- *
- * Return: 0; -EADDRINUSE if the caller's mm registered the word and bit
- * (or that bit of memory) already; -EMFILE past
- * kernel.user_events_max_enablers; -EFAULT if the word cannot be made
- * writable; -ENOMEM; -EINTR.
+ * Return: 0, -EADDRINUSE if the bit is registered already, -EMFILE past
+ * kernel.user_events_max_enablers, -EFAULT if the word cannot be made
+ * writable, -ENOMEM or -EINTR.
  */
 int user_event_enabler_add(struct user_event_bits *bits,
 			   const struct user_event_word *w,
@@ -754,10 +678,6 @@ int user_event_enabler_add(struct user_event_bits *bits,
  * @addr:	disable_addr (untagged)
  * @bit:	disable_bit
  *
- * Clears the bit (faulting its page in if it must) and drops the
- * registration and its reference on the event.  The bit is not touched
- * again.  A word that can no longer be written is left as it is.
- *
  * Return: 0, or -ENOENT if the caller's mm has no such registration.
  */
 int user_event_enabler_remove(unsigned long addr, u8 bit)
@@ -786,7 +706,6 @@ int user_event_enabler_remove(unsigned long addr, u8 bit)
 	return 0;
 }
 
-/* The VMA of @oldmm that holds @addr, looked up once per VMA */
 static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
 						  struct vm_area_struct *vma,
 						  unsigned long addr)
@@ -799,7 +718,6 @@ static struct vm_area_struct *user_event_fork_vma(struct mm_struct *oldmm,
 /* Enablers a fork allocates, and an exit frees, at once */
 #define USER_EVENT_FORK_BATCH	32
 
-/* A fork's copy of the registrations in progress */
 struct user_event_fork {
 	struct mm_struct	*oldmm;
 	struct user_event_mm	*uemm;
@@ -816,7 +734,6 @@ struct user_event_fork {
 /* Refill f->batch; false (f->ret set) if no enabler could be had */
 static bool user_event_fork_refill(struct user_event_fork *f)
 {
-	/* No more than can be left to copy */
 	f->nr = kmem_cache_alloc_bulk(user_event_enabler_cache,
 				      GFP_KERNEL_ACCOUNT,
 				      min_t(unsigned int, f->left,
@@ -828,12 +745,7 @@ static bool user_event_fork_refill(struct user_event_fork *f)
 	return f->nr;
 }
 
-/*
- * Give the child a registration of @e's word: on @e's event, and pending
- * where @e is, or where the child's word was wiped.  A word the child did
- * not get (MADV_DONTFORK) is not registered in the child.  False (f->ret
- * set) if no enabler could be had.
- */
+/* Register @e's word in the child; false (f->ret set) if out of memory */
 static bool user_event_fork_copy(struct user_event_fork *f,
 				 struct user_event_enabler *e)
 {
@@ -855,10 +767,7 @@ static bool user_event_fork_copy(struct user_event_fork *f,
 	copy->wbit = e->wbit;
 	copy->uemm = uemm;
 	INIT_LIST_HEAD(&copy->pending_link);
-	/*
-	 * The parent's tree is walked in order: each copy goes rightmost,
-	 * below the last one, which as the largest has no right child.
-	 */
+	/* The parent's tree is walked in order: each copy is the largest yet */
 	rb_link_node(&copy->node, f->last,
 		     f->last ? &f->last->rb_right : &uemm->enablers.rb_node);
 	rb_insert_color(&copy->node, &uemm->enablers);
@@ -870,9 +779,8 @@ static bool user_event_fork_copy(struct user_event_fork *f,
 	mutex_lock(&e->bits->lock);
 	list_add_tail(&copy->event_link, &e->bits->enablers);
 	/*
-	 * Toggles queue @e under bits->lock, the work takes it off under
-	 * the parent's uemm->lock, and only its give-up (after which the
-	 * word is left as it is anyway) without: either answer is right.
+	 * No pending_lock needed to read: @e is queued and dequeued only under
+	 * bits->lock or the parent's uemm->lock, and both are held here.
 	 */
 	if (data_race(!list_empty(&e->pending_link)) ||
 	    (vma->vm_flags & VM_WIPEONFORK)) {
@@ -890,18 +798,13 @@ static bool user_event_fork_copy(struct user_event_fork *f,
  * @mm:		the child's new mm, its memory copied
  * @oldmm:	the parent's mm, which has registrations
  *
- * Called by dup_mmap() with both mms' mmap_lock held for writing: no
- * word of @oldmm can change meanwhile, so each copy starts with the
- * child's copy of the word right.  A word a toggle left to @oldmm's work
- * is left to the child's too, and so is one the child got wiped
- * (MADV_WIPEONFORK); a word the child did not get (MADV_DONTFORK) is not
- * registered in the child.  The words of both mms are now copy-on-write:
- * the next toggle leaves each page's first write to the mm's work, which
- * copies the page without waiting.
+ * Called by dup_mmap() with both mms' mmap_lock held for writing, so each
+ * child's word starts as its registration says.  A word left to @oldmm's
+ * work, or wiped in the child, goes to the child's work; one the child did
+ * not get (MADV_DONTFORK) is not registered there.
  *
  * Return: 0, or -ENOMEM: the fork then fails, and __mmput() of @mm drops
- * the copies made so far.  A child never has a bit set without the
- * registration that keeps it.
+ * the copies made so far.
  */
 int __user_events_fork(struct mm_struct *mm, struct mm_struct *oldmm)
 {
@@ -950,10 +853,8 @@ static int user_event_newest_first(void *priv, const struct list_head *a,
 }
 
 /*
- * Drop the last references of a gone mm and free it.  Newest event
- * first: deleting an event, the trace core looks for its file in each
- * instance's list, which has the newest first, so an mm that held many
- * events takes them down in time linear in their number.
+ * Newest event first: the trace core looks for a deleted event's file in
+ * newest-first lists, so dropping many events takes linear time.
  */
 static void user_event_mm_free(struct user_event_mm *uemm)
 {
@@ -980,13 +881,9 @@ static void user_event_mm_reap(struct work_struct *work)
 /**
  * user_event_mm_flush - finish dropping the registrations of gone mms
  *
- * An mm whose enablers held the last references of events left them to
- * be dropped by a work item (__mmput() takes no event lock).  Whoever is
- * about to look at events' references waits for that first, so that the
- * exit of a registrant is complete once its parent has reaped it (unless
- * something outside user_events, a /proc reader say, held the mm's users
- * at that moment: then its __mmput() comes a moment later).  Must not be
- * called with event_mutex held.
+ * __mmput() leaves events' last references to a work item: this waits for
+ * it, so that a reaped registrant's exit is complete unless a /proc reader
+ * held its mm.  Must not be called with event_mutex held.
  */
 void user_event_mm_flush(void)
 {
@@ -996,9 +893,7 @@ void user_event_mm_flush(void)
 
 /**
  * __user_events_mm_exit - drop the registrations of an mm that goes
- * @mm:		the mm, in __mmput(): it has no users left
- *
- * Nothing is written: the memory goes too.
+ * @mm:		the mm, in __mmput(): its memory goes, so nothing is written
  */
 void __user_events_mm_exit(struct mm_struct *mm)
 {
@@ -1010,13 +905,8 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	mm->user_event_mm = NULL;
 
 	/*
-	 * Once off its event, an enabler is out of every toggle's reach, and
-	 * off the pending list too: the mm's work, which only looks at that
-	 * list and only under uemm->lock, finds nothing left of it.  So each
-	 * goes at once.  A reference that is not its event's last needs no
-	 * lock; the enablers are freed in batches (one by one, most frees
-	 * take the slab allocator's slow path: the objects are spread over
-	 * slabs that are not this CPU's).
+	 * Off its event and the pending list, which the work reads under
+	 * uemm->lock, an enabler goes at once unless it holds a last reference.
 	 */
 	mutex_lock(&uemm->lock);
 	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {
@@ -1043,15 +933,10 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	}
 
 	/*
-	 * The last reference of an event deletes it, under event_mutex and
-	 * then the trace core's locks.  __mmput() runs wherever an mm's last
-	 * user lets go, and that may hold any of them: uprobes drop mm
-	 * references under event_mutex, and a trace reader that prints a
-	 * user stack drops the recorded task's mm with trace_event_sem held.
-	 * So nothing below __mmput() takes event_mutex or the trace core's
-	 * locks, not even with a trylock: the last references go to the
-	 * work, which the rest of user_events waits for where the ABI
-	 * promises a prompt release (user_event_mm_flush()).
+	 * An event's last reference deletes it under event_mutex and the trace
+	 * core's locks, and __mmput() may run with any of them held: uprobes
+	 * drop mms under event_mutex, a reader printing a user stack under
+	 * trace_event_sem.  So none is even tried here: the work drops them.
 	 */
 	atomic_inc(&user_event_mm_dying);
 	llist_add(&uemm->dead, &user_event_mm_dead);

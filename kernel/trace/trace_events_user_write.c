@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * user_events: the write path, from write() or writev() to the records.
- *
- * The index picks the event from the file's RCU-protected array; then,
- * with preemption off, each probe on the event's tracepoint reserves its
- * record in its buffer, copies the payload into it with page faults
- * disabled, validates __data_loc and __rel_loc fields and commits, or
- * discards and fails with EFAULT.  A payload that was not resident is
- * faulted in and written again.  Nothing here takes a lock of its own.
+ * user_events: the write path.  Each probe copies the payload into its
+ * record with page faults disabled; nothing here takes a lock of its own.
  */
 #include <linux/pagemap.h>
 #include <linux/perf_event.h>
@@ -36,11 +30,7 @@ struct user_event_write {
 	bool			retry;
 };
 
-/*
- * Copy and validate the payload after the record's common header.  Each
- * probe copies from the start of the payload: a writev() iterator is
- * copied, not advanced.
- */
+/* Each probe copies from the payload's start: the iterator is not advanced */
 static bool user_event_copy(struct user_event *ue, void *entry,
 			    struct user_event_write *w)
 {
@@ -50,7 +40,7 @@ static bool user_event_copy(struct user_event *ue, void *entry,
 
 	pagefault_disable();
 	if (w->ubuf) {
-		/* vfs_write() checked access_ok() */
+		/* vfs_write() checked access_ok() for the whole buffer */
 		copied = !__copy_from_user_inatomic(dst, w->ubuf, w->size);
 	} else {
 		i = *w->from;
@@ -71,12 +61,7 @@ static bool user_event_copy(struct user_event *ue, void *entry,
 	return true;
 }
 
-/*
- * Whether the file takes no record of this write, as
- * trace_trigger_soft_disabled() says, which also runs the triggers that
- * need no record.  On the second pass of a write they ran already: only
- * soft disable and the PID filter count then.
- */
+/* trace_trigger_soft_disabled(), but a retry does not run triggers again */
 static bool user_event_ftrace_off(struct trace_event_file *file,
 				  struct user_event_write *w)
 {
@@ -97,9 +82,6 @@ static bool user_event_ftrace_off(struct trace_event_file *file,
  * @data:	the instance's trace_event_file
  * @ue:		the event
  * @w:		the write
- *
- * A record that does not fit the instance's buffer is dropped there, as
- * the ring buffer drops any record it has no room for.
  */
 void user_event_ftrace(void *data, struct user_event *ue,
 		       struct user_event_write *w)
@@ -131,9 +113,6 @@ void user_event_ftrace(void *data, struct user_event *ue,
  * @data:	the event's trace_event_call
  * @ue:		the event
  * @w:		the write
- *
- * A record larger than perf's trace buffer (PERF_MAX_TRACE_SIZE) is
- * dropped for perf.
  */
 void user_event_perf(void *data, struct user_event *ue,
 		     struct user_event_write *w)
@@ -163,18 +142,14 @@ void user_event_perf(void *data, struct user_event *ue,
 		return;
 	}
 
-	/* Runs the BPF programs of the event, then the perf events */
 	perf_trace_run_bpf_submit(entry, len, rctx, call, 1, regs, head, NULL);
 	w->done++;
 }
 #endif
 
 /*
- * Run every probe on the event's tracepoint; false if there was none.
- * The probes are this file's (nothing else can reach the tracepoint):
- * called directly, not through the pointer.
- * Anything else is the tracepoint core's stub for a detached probe, whose
- * prototype is not a probe's: it is skipped, not called.
+ * Run the event's probes, all of them this file's, directly; false if none.
+ * The core's stub for a detached probe has another prototype: skipped.
  */
 static bool user_event_probes(struct user_event *ue,
 			      struct user_event_write *w)
@@ -230,11 +205,6 @@ static int user_events_check(struct user_event *ue, size_t size)
 	return 0;
 }
 
-/*
- * Record the payload (@ubuf, or what is left of @from) of @size bytes for
- * @ue, which user_events_check() let through; @count is what write()
- * returns.
- */
 static ssize_t user_events_record(struct user_event *ue,
 				  const char __user *ubuf,
 				  struct iov_iter *from,
@@ -249,10 +219,6 @@ static ssize_t user_events_record(struct user_event *ue,
 	if (unlikely(!user_event_probes(ue, &w)))
 		return -EBADF;
 
-	/*
-	 * The probes copy with page faults disabled.  If the payload was
-	 * not resident and nothing was recorded, fault it in and go again.
-	 */
 	if (unlikely(w.fault && !w.done)) {
 		if (ubuf ? fault_in_readable(ubuf, size) :
 			   fault_in_iov_iter_readable(from, size))
@@ -265,9 +231,8 @@ static ssize_t user_events_record(struct user_event *ue,
 	}
 
 	/*
-	 * EFAULT means that nothing was recorded.  A probe that copied after
-	 * another one committed can only fail if the memory changed in
-	 * between, under a racing thread: the write counts as recorded.
+	 * EFAULT means that nothing was recorded: once a probe committed, a
+	 * later one can fail only on a racing change, and the write counts.
 	 */
 	if (w.done)
 		return count;
@@ -281,10 +246,6 @@ static ssize_t user_events_record(struct user_event *ue,
  * @count:	their size
  * @ppos:	the position: only 0 is valid (the file has no data)
  *
- * Only the index is read here: a write with nothing attached ends at
- * EBADF without touching the payload, which each probe then copies
- * straight into its record.
- *
  * Return: @count, or the ABI's errno.
  */
 ssize_t user_events_write(struct file *file, const char __user *ubuf,
@@ -294,7 +255,6 @@ ssize_t user_events_write(struct file *file, const char __user *ubuf,
 	struct user_event *ue;
 	int idx, ret;
 
-	/* vfs_write() checked access_ok() for the whole buffer */
 	if (unlikely(count < sizeof(idx) || (ppos && *ppos)))
 		return -EFAULT;
 	/* get_user() where it may: not every architecture loads misaligned */
