@@ -44,9 +44,10 @@ enum user_field_kind {
  * @size:	bytes the field occupies in the fixed part of the record
  * @kind:	enum user_field_kind
  * @is_signed:	integer (or element) type is signed
- * @is_string:	element type is char: printed with %s; for loc fields the
- *		data must end with a NUL inside its bounds
- * @filter_type: FILTER_* for trace_define_field()
+ * @is_string:	element type is char: printed with %s
+ * @filter_type: FILTER_* for trace_define_field(), as the core reads the
+ *		type (filter_assign_type()); the data of a loc field it
+ *		takes for a string must end with a NUL inside its bounds
  */
 struct user_field {
 	char	*type;

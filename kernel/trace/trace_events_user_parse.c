@@ -27,6 +27,7 @@
 #include <linux/trace_seq.h>
 #include <linux/unaligned.h>
 
+#include "trace.h"
 #include "trace_events_user.h"
 
 /* Messages for tracing_log_err(), indexed by enum user_event_err */
@@ -123,16 +124,19 @@ struct user_word {
 	int		pos;
 };
 
+/* The element type of a __data_loc or __rel_loc field has up to 3 words */
+#define USER_LOC_TYPE_WORDS	3
+
 /*
- * The longest field is "struct T name SIZE" or "__data_loc unsigned
- * char[] name": four words.  One more is kept to report what follows.
+ * The longest field is a __data_loc or __rel_loc field with the longest
+ * element type: five words.  One more is kept to report what follows.
  */
-#define USER_FIELD_WORDS	5
+#define USER_FIELD_WORDS	(USER_LOC_TYPE_WORDS + 3)
 
 /* A parsed field, before the format is allocated */
 struct user_field_tok {
-	const struct user_basic_type	*basic;	/* integer or element type */
-	struct user_word		tname;	/* struct: T */
+	const struct user_basic_type	*basic;	/* known type, else NULL */
+	struct user_word		tname;	/* struct and loc fields: T */
 	struct user_word		name;
 	u32				array_len;	/* char[N]: N */
 	u32				size;
@@ -270,6 +274,17 @@ static int user_split_words(const char *s, int len, int pos,
 	return n;
 }
 
+static const struct user_basic_type *user_basic_lookup(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(user_basic_types); i++) {
+		if (!strcmp(name, user_basic_types[i].name))
+			return &user_basic_types[i];
+	}
+	return NULL;
+}
+
 /*
  * Parses an integer or element type: "unsigned" plus a word, or one
  * word.  The word may carry a suffix starting with '[', returned in
@@ -286,7 +301,6 @@ static int user_parse_basic(const struct user_word *words, int nr, int *i,
 	int base_len;
 	int prefix;
 	int start;
-	int j;
 
 	if (user_word_is(w, "unsigned")) {
 		if (*i + 1 >= nr)
@@ -313,13 +327,89 @@ static int user_parse_basic(const struct user_word *words, int nr, int *i,
 	memcpy(name + prefix, w->s, base_len);
 	name[prefix + base_len] = '\0';
 
-	for (j = 0; j < ARRAY_SIZE(user_basic_types); j++) {
-		if (!strcmp(name, user_basic_types[j].name)) {
-			*type = &user_basic_types[j];
-			return 0;
-		}
+	*type = user_basic_lookup(name);
+	if (!*type)
+		return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, start);
+	return 0;
+}
+
+/* Appends to @buf at @pos like snprintf(); returns the new position */
+static __printf(4, 5) int user_cat(char *buf, int len, int pos,
+				   const char *f, ...)
+{
+	va_list args;
+	int n;
+
+	va_start(args, f);
+	n = vsnprintf(pos < len ? buf + pos : NULL, pos < len ? len - pos : 0,
+		      f, args);
+	va_end(args);
+	return pos + n;
+}
+
+/*
+ * The element type of loc field @tok, its words joined by one space, at
+ * @pos of @buf as user_cat() appends
+ */
+static int user_cat_loc_type(const struct user_field_tok *tok, char *buf,
+			     int len, int pos)
+{
+	struct user_word words[USER_FIELD_WORDS];
+	int nr = user_split_words(tok->tname.s, tok->tname.len, 0, words);
+	int j;
+
+	for (j = 0; j < nr; j++)
+		pos = user_cat(buf, len, pos, "%s%.*s", j ? " " : "",
+			       words[j].len, words[j].s);
+	return pos;
+}
+
+/*
+ * The element type of a __data_loc or __rel_loc field: one to
+ * USER_LOC_TYPE_WORDS C identifiers, the last one ending in "[]".  Any
+ * type is taken, as in Linux: the field is a loc word whatever it points
+ * to.  @tok->tname spans the words, "[]" left out, and @tok->basic is set
+ * for a known type.  Advances *@i past the type.
+ */
+static int user_parse_loc_type(const struct user_word *words, int nr,
+			       int *i, struct user_field_tok *tok,
+			       struct user_parse_err *err)
+{
+	char name[sizeof("unsigned short")];
+	const struct user_word *first = &words[*i];
+	struct user_word w;
+	bool last = false;
+	int bad;
+	int n;
+
+	for (n = 0; !last; n++) {
+		if (*i >= nr)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       first->pos);
+		w = words[(*i)++];
+		if (n == USER_LOC_TYPE_WORDS)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       w.pos);
+		last = w.len > 2 && !memcmp(w.s + w.len - 2, "[]", 2);
+		if (last)
+			w.len -= 2;
+		bad = user_ident_bad_char(w.s, w.len);
+		if (bad >= 0)
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       w.pos + bad);
+		/* The core reads the keyword anywhere in a type */
+		if (user_word_is(&w, "__data_loc") ||
+		    user_word_is(&w, "__rel_loc"))
+			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					       w.pos);
 	}
-	return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE, start);
+
+	tok->tname = *first;
+	tok->tname.len = w.s + w.len - first->s;
+	tok->basic = NULL;
+	if (user_cat_loc_type(tok, name, sizeof(name), 0) < sizeof(name))
+		tok->basic = user_basic_lookup(name);
+	return 0;
 }
 
 /* The type part of a field: everything before its name */
@@ -349,15 +439,8 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 		if (++*i >= nr)
 			return user_parse_fail(err, USER_EVENT_ERR_NO_FIELD_TYPE,
 					       w->pos + w->len);
-		w = &words[*i];
-		ret = user_parse_basic(words, nr, i, &tok->basic, &suffix, err);
-		if (ret)
-			return ret;
-		if (!user_word_is(&suffix, "[]"))
-			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
-					       w->pos);
 		tok->size = sizeof(u32);
-		return 0;
+		return user_parse_loc_type(words, nr, i, tok, err);
 	}
 
 	ret = user_parse_basic(words, nr, i, &tok->basic, &suffix, err);
@@ -468,6 +551,8 @@ static int user_parse_field(const char *s, int len, int pos,
  */
 static int user_tok_type(const struct user_field_tok *tok, char *buf, int len)
 {
+	int pos;
+
 	switch (tok->kind) {
 	case USER_FIELD_ARRAY:
 		return snprintf(buf, len, "%s[%u]", tok->basic->name,
@@ -476,9 +561,12 @@ static int user_tok_type(const struct user_field_tok *tok, char *buf, int len)
 		return snprintf(buf, len, "struct %.*s", tok->tname.len,
 				tok->tname.s);
 	case USER_FIELD_DATA_LOC:
-		return snprintf(buf, len, "__data_loc %s[]", tok->basic->name);
 	case USER_FIELD_REL_LOC:
-		return snprintf(buf, len, "__rel_loc %s[]", tok->basic->name);
+		pos = user_cat(buf, len, 0, "%s ",
+			       tok->kind == USER_FIELD_DATA_LOC ?
+			       "__data_loc" : "__rel_loc");
+		pos = user_cat_loc_type(tok, buf, len, pos);
+		return user_cat(buf, len, pos, "[]");
 	default:
 		return snprintf(buf, len, "%s", tok->basic->name);
 	}
@@ -488,23 +576,6 @@ static bool user_tok_is_string(const struct user_field_tok *tok)
 {
 	return tok->kind != USER_FIELD_INT && tok->basic &&
 		!strcmp(tok->basic->name, "char");
-}
-
-static int user_tok_filter_type(const struct user_field_tok *tok)
-{
-	if (!user_tok_is_string(tok))
-		return FILTER_OTHER;
-
-	switch (tok->kind) {
-	case USER_FIELD_ARRAY:
-		return FILTER_STATIC_STRING;
-	case USER_FIELD_DATA_LOC:
-		return FILTER_DYN_STRING;
-	case USER_FIELD_REL_LOC:
-		return FILTER_RDYN_STRING;
-	default:
-		return FILTER_OTHER;
-	}
 }
 
 /* Allocates the format of @name and @toks: one block, strings packed */
@@ -549,7 +620,12 @@ user_format_alloc(const struct user_word *name,
 		field->kind = tok->kind;
 		field->is_signed = tok->basic && tok->basic->is_signed;
 		field->is_string = user_tok_is_string(tok);
-		field->filter_type = user_tok_filter_type(tok);
+		/*
+		 * What trace_define_field() makes of the type anyway: the
+		 * filters and the validator must agree on which fields hold
+		 * strings ("char" anywhere in a type, as the core reads it).
+		 */
+		field->filter_type = filter_assign_type(field->type);
 		offset += tok->size;
 
 		if (tok->kind == USER_FIELD_DATA_LOC ||
@@ -628,8 +704,24 @@ static int user_parse_build(const struct user_word *name, const char *fields,
 	}
 
 	*out = user_format_alloc(name, toks, nr);
-	if (!*out)
+	if (!*out) {
 		ret = -ENOMEM;
+		goto out;
+	}
+
+	/*
+	 * The core's filters read a whole kernel cpumask (its size set by
+	 * the kernel, not the writer) at a __data_loc cpumask_t field
+	 */
+	for (i = 0; i < nr; i++) {
+		if ((*out)->fields[i].filter_type == FILTER_CPUMASK) {
+			ret = user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
+					      toks[i].tname.pos);
+			user_event_format_free(*out);
+			*out = NULL;
+			break;
+		}
+	}
 out:
 	kfree(toks);
 	return ret;
@@ -784,26 +876,42 @@ static bool user_field_match(const struct user_event_format *fmt, u32 n,
 {
 	const struct user_field *field;
 	struct user_field_tok tok = {};
-	bool match;
-	char *type;
-	int len;
+	bool match = false;
+	char *text, *type;
+	int len = 0;
+	int i;
 
-	if (n >= fmt->nr_fields || !nr ||
-	    user_parse_field_words(words, nr, &tok, NULL))
+	if (n >= fmt->nr_fields || !nr)
 		return false;
+
+	/* The words as one text: a loc field's type spans several */
+	for (i = 0; i < nr; i++)
+		len += words[i].len + 1;
+	text = kmalloc(len, GFP_KERNEL);
+	if (!text)
+		return false;
+	for (i = 0, len = 0; i < nr; i++) {
+		if (i)
+			text[len++] = ' ';
+		memcpy(text + len, words[i].s, words[i].len);
+		len += words[i].len;
+	}
 
 	field = &fmt->fields[n];
-	if (tok.size != field->size || !user_word_is(&tok.name, field->name))
-		return false;
+	if (user_parse_field(text, len, 0, &tok, NULL) ||
+	    tok.size != field->size || !user_word_is(&tok.name, field->name))
+		goto out;
 
 	/* The type as the format has it: "char[0x10]" is "char[16]" */
 	len = user_tok_type(&tok, NULL, 0) + 1;
 	type = kmalloc(len, GFP_KERNEL);
 	if (!type)
-		return false;
+		goto out;
 	user_tok_type(&tok, type, len);
 	match = !strcmp(type, field->type);
 	kfree(type);
+out:
+	kfree(text);
 	return match;
 }
 
@@ -854,20 +962,6 @@ bool user_event_format_match_args(const struct user_event_format *fmt,
 	if (nr && !user_field_match(fmt, n++, words, nr))
 		return false;
 	return n == fmt->nr_fields;
-}
-
-/* Appends to @buf at @pos like snprintf(); returns the new position */
-static __printf(4, 5) int user_cat(char *buf, int len, int pos,
-				   const char *f, ...)
-{
-	va_list args;
-	int n;
-
-	va_start(args, f);
-	n = vsnprintf(pos < len ? buf + pos : NULL, pos < len ? len - pos : 0,
-		      f, args);
-	va_end(args);
-	return pos + n;
 }
 
 /**
@@ -1024,7 +1118,8 @@ static bool user_loc_data(const struct user_field *field, const void *entry,
  *
  * Each __data_loc word (data at its offset from the record start) and
  * __rel_loc word (data at its offset from the end of the word) must
- * point within the record after the common header; char data must be at
+ * point within the record after the common header; the data of a field
+ * whose filter type is a string (any type with "char" in it) must be at
  * least one byte and end with a NUL.  Words may be unaligned.  Called
  * for every write: no allocation, no locks.
  *
@@ -1049,7 +1144,8 @@ int user_event_validate(const struct user_event_format *fmt,
 		if (!user_loc_data(field, entry, len, &start, &size))
 			return -EFAULT;
 
-		if (field->is_string &&
+		if ((field->filter_type == FILTER_DYN_STRING ||
+		     field->filter_type == FILTER_RDYN_STRING) &&
 		    (!size || ((const char *)entry)[start + size - 1]))
 			return -EFAULT;
 	}

@@ -62,6 +62,11 @@ static const struct {
 	{ "__data_loc char[] f",	NULL,			4, -1 },
 	{ "__rel_loc char[] f",		NULL,			4, -1 },
 	{ "__data_loc u8[] f",		NULL,			4, -1 },
+	/* Any element type, as in Linux */
+	{ "__rel_loc long[] f",		NULL,			4, -1 },
+	{ "__data_loc struct dy_pair[] f", NULL,		4, -1 },
+	{ "__data_loc unsigned  long[] f",
+	  "__data_loc unsigned long[] f",			4, -1 },
 	{ "struct dy_pair f 12",	NULL,			12, -1 },
 	{ "struct dy_one f 1",		NULL,			1, -1 },
 };

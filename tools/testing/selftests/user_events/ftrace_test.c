@@ -39,6 +39,8 @@
 #define EV_NEW		UE_PREFIX "ft_new"
 #define EV_INST		UE_PREFIX "ft_inst"
 #define EV_STACK	UE_PREFIX "ft_stack"
+#define EV_BYTES	UE_PREFIX "ft_bytes"
+#define EV_MASK		UE_PREFIX "ft_mask"
 
 /* Trace instances of the instances test (no user_events group names) */
 #define INST_A		"instances/" UE_PREFIX "ft-a"
@@ -50,7 +52,7 @@
 static const char * const all_events[] = {
 	EV_STATUS, EV_BIT, EV_FORK, EV_TYPES, EV_EMPTY, EV_BADF, EV_DLOC,
 	EV_RLOC, EV_FILTER, EV_HIST, EV_GONE, EV_OLD, EV_NEW, EV_INST,
-	EV_STACK,
+	EV_STACK, EV_BYTES, EV_MASK,
 };
 
 /* Enable or disable @name in the trace instance @inst */
@@ -677,6 +679,56 @@ TEST_F_TIMEOUT(ftrace, filter, TIMEOUT)
 	/* A filter on a field the event does not have is refused */
 	EXPECT_NE(0, ue_write_str(path, "nosuchfield == 1\n"));
 	EXPECT_EQ(0, ue_write_str(path, "0\n"));
+}
+
+/*
+ * The trace core's filters take every loc field whose type has "char" in
+ * it for a string, and read a cpumask at a __data_loc cpumask_t: the
+ * records they read must hold what they expect.
+ */
+TEST_F_TIMEOUT(ftrace, filter_on_loc_bytes, TIMEOUT)
+{
+	char path[UE_PATH_MAX];
+	struct ue_format fmt;
+	struct ue_rec rec;
+	int idx = -1;
+	__u32 loc;
+
+	ASSERT_EQ(0, ue_reg(self->fd,
+			    EV_BYTES " u32 a; __data_loc unsigned char[] s",
+			    &enable_word, 0, &idx));
+	ASSERT_EQ(0, ue_format_read(NULL, EV_BYTES, &fmt));
+	ue_evpath(path, NULL, EV_BYTES, "filter");
+	ASSERT_EQ(0, ue_write_str(path, "s ~ \"*x*\"\n"));
+	ASSERT_EQ(0, ue_enable(EV_BYTES, true));
+
+	/* No data at all: the filter would read on to the next NUL */
+	ue_rec_init(&rec, &fmt);
+	ue_rec_set_u64(&rec, &fmt, "a", 1);
+	loc = DYN_LOC(UE_HDR_SIZE + rec.len, 0U);
+	ue_rec_set(&rec, &fmt, "s", &loc, 4);
+	EXPECT_EQ(-EFAULT, ue_emit_rec(self->fd, idx, &rec));
+
+	/* Bytes without a NUL */
+	ue_rec_init(&rec, &fmt);
+	ue_rec_set_u64(&rec, &fmt, "a", 2);
+	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "s", "xyz", 3));
+	EXPECT_EQ(-EFAULT, ue_emit_rec(self->fd, idx, &rec));
+
+	/* A string the filter matches */
+	ue_rec_init(&rec, &fmt);
+	ue_rec_set_u64(&rec, &fmt, "a", 3);
+	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "s", "xyz", 4));
+	EXPECT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
+	ASSERT_EQ(0, ue_enable(EV_BYTES, false));
+	EXPECT_EQ(0, ue_write_str(path, "0\n"));
+
+	ue_trace_read(&self->trace);
+	EXPECT_EQ(1, ue_trace_count(self->trace, EV_BYTES));
+
+	/* A cpumask's size is the kernel's, not the writer's */
+	EXPECT_EQ(-EINVAL, ue_reg(self->fd, EV_MASK " __data_loc cpumask_t[] m",
+				  &enable_word, 1, NULL));
 }
 
 /* Hit count of key @key in a hist file with "keys=a", or -1. */
