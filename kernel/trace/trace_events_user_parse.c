@@ -173,6 +173,13 @@ static bool user_word_is(const struct user_word *w, const char *s)
 	return strlen(s) == w->len && !memcmp(w->s, s, w->len);
 }
 
+/* The core takes a type for a loc field if the keyword is anywhere in it */
+static bool user_word_has_loc(const struct user_word *w)
+{
+	return strnstr(w->s, "__data_loc", w->len) ||
+		strnstr(w->s, "__rel_loc", w->len);
+}
+
 static bool user_name_reserved(const struct user_word *name)
 {
 	int i;
@@ -397,9 +404,7 @@ static int user_parse_loc_type(const struct user_word *words, int nr,
 		if (bad >= 0)
 			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
 					       w.pos + bad);
-		/* The core reads the keyword anywhere in a type */
-		if (user_word_is(&w, "__data_loc") ||
-		    user_word_is(&w, "__rel_loc"))
+		if (user_word_has_loc(&w))
 			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
 					       w.pos);
 	}
@@ -423,7 +428,8 @@ static int user_parse_type(const struct user_word *words, int nr, int *i,
 
 	if (user_word_is(w, "struct")) {
 		if (*i + 1 >= nr ||
-		    user_ident_bad_char(words[*i + 1].s, words[*i + 1].len) >= 0)
+		    user_ident_bad_char(words[*i + 1].s, words[*i + 1].len) >= 0 ||
+		    user_word_has_loc(&words[*i + 1]))
 			return user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
 					       *i + 1 < nr ? words[*i + 1].pos :
 					       w->pos);
@@ -486,11 +492,13 @@ static int user_check_field_name(const struct user_word *w,
 	return 0;
 }
 
-/* One field of @nr words, at least one */
-static int user_parse_field_words(const struct user_word *words, int nr,
-				  struct user_field_tok *tok,
-				  struct user_parse_err *err)
+/* One field, @s[0..@len), known to hold at least one word */
+static int user_parse_field(const char *s, int len, int pos,
+			    struct user_field_tok *tok,
+			    struct user_parse_err *err)
 {
+	struct user_word words[USER_FIELD_WORDS];
+	int nr = user_split_words(s, len, pos, words);
 	const struct user_word *last;
 	int i = 0;
 	int ret;
@@ -532,17 +540,6 @@ static int user_parse_field_words(const struct user_word *words, int nr,
 		return user_parse_fail(err, USER_EVENT_ERR_TRAILING,
 				       words[i].pos);
 	return 0;
-}
-
-/* One field, @s[0..@len), known to hold at least one word */
-static int user_parse_field(const char *s, int len, int pos,
-			    struct user_field_tok *tok,
-			    struct user_parse_err *err)
-{
-	struct user_word words[USER_FIELD_WORDS];
-	int nr = user_split_words(s, len, pos, words);
-
-	return user_parse_field_words(words, nr, tok, err);
 }
 
 /*
@@ -637,6 +634,26 @@ user_format_alloc(const struct user_word *name,
 }
 
 /*
+ * Whether the core's filters read @field where its kind puts the data (a
+ * whole kernel cpumask, whose size is not the writer's, never is)
+ */
+static bool user_filter_type_ok(const struct user_field *field)
+{
+	switch (field->filter_type) {
+	case FILTER_OTHER:
+		return true;
+	case FILTER_STATIC_STRING:
+		return field->kind == USER_FIELD_ARRAY;
+	case FILTER_DYN_STRING:
+		return field->kind == USER_FIELD_DATA_LOC;
+	case FILTER_RDYN_STRING:
+		return field->kind == USER_FIELD_REL_LOC;
+	default:
+		return false;
+	}
+}
+
+/*
  * Parses the fields text @fields (positions in the command start at
  * @pos) and builds the format of event @name.
  */
@@ -709,12 +726,8 @@ static int user_parse_build(const struct user_word *name, const char *fields,
 		goto out;
 	}
 
-	/*
-	 * The core's filters read a whole kernel cpumask (its size set by
-	 * the kernel, not the writer) at a __data_loc cpumask_t field
-	 */
 	for (i = 0; i < nr; i++) {
-		if ((*out)->fields[i].filter_type == FILTER_CPUMASK) {
+		if (!user_filter_type_ok(&(*out)->fields[i])) {
 			ret = user_parse_fail(err, USER_EVENT_ERR_BAD_TYPE,
 					      toks[i].tname.pos);
 			user_event_format_free(*out);

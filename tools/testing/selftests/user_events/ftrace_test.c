@@ -684,7 +684,8 @@ TEST_F_TIMEOUT(ftrace, filter, TIMEOUT)
 /*
  * The trace core's filters take every loc field whose type has "char" in
  * it for a string, and read a cpumask at a __data_loc cpumask_t: the
- * records they read must hold what they expect.
+ * records they read must hold what they expect, and a type they would
+ * read as another kind of field is refused.
  */
 TEST_F_TIMEOUT(ftrace, filter_on_loc_bytes, TIMEOUT)
 {
@@ -715,9 +716,15 @@ TEST_F_TIMEOUT(ftrace, filter_on_loc_bytes, TIMEOUT)
 	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "s", "xyz", 3));
 	EXPECT_EQ(-EFAULT, ue_emit_rec(self->fd, idx, &rec));
 
-	/* A string the filter matches */
+	/* A string the filter does not match */
 	ue_rec_init(&rec, &fmt);
 	ue_rec_set_u64(&rec, &fmt, "a", 3);
+	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "s", "abc", 4));
+	EXPECT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
+
+	/* A string the filter matches */
+	ue_rec_init(&rec, &fmt);
+	ue_rec_set_u64(&rec, &fmt, "a", 4);
 	ASSERT_EQ(0, ue_rec_dyn(&rec, &fmt, "s", "xyz", 4));
 	EXPECT_EQ(ue_rec_total(&rec), ue_emit_rec(self->fd, idx, &rec));
 	ASSERT_EQ(0, ue_enable(EV_BYTES, false));
@@ -728,6 +735,17 @@ TEST_F_TIMEOUT(ftrace, filter_on_loc_bytes, TIMEOUT)
 
 	/* A cpumask's size is the kernel's, not the writer's */
 	EXPECT_EQ(-EINVAL, ue_reg(self->fd, EV_MASK " __data_loc cpumask_t[] m",
+				  &enable_word, 1, NULL));
+
+	/*
+	 * The filters take a struct whose name holds "__data_loc" and
+	 * "char" for a __data_loc string, and a __rel_loc field whose type
+	 * holds "__data_loc" for one too: such types are refused.
+	 */
+	EXPECT_EQ(-EINVAL, ue_reg(self->fd, EV_MASK " struct __data_locchar m 4",
+				  &enable_word, 1, NULL));
+	EXPECT_EQ(-EINVAL, ue_reg(self->fd,
+				  EV_MASK " __rel_loc x__data_loc char[] m",
 				  &enable_word, 1, NULL));
 }
 
