@@ -258,6 +258,33 @@ static void user_event_hold(struct user_event *ue)
 }
 
 /**
+ * user_event_bits_get - take a reference for a new registration
+ * @bits:	the event's bits
+ *
+ * The caller already holds one: the registrant's, or the one of the
+ * registration being copied at fork.
+ */
+void user_event_bits_get(struct user_event_bits *bits)
+{
+	refcount_inc(&container_of(bits, struct user_event, bits)->refs);
+}
+
+/**
+ * user_event_bits_put_unless_last - drop a registration's reference
+ * @bits:	the event's bits
+ *
+ * Safe in any context: it never deletes the event.
+ *
+ * Return: false, with the reference kept, if it is the last one; the
+ * caller then drops it with user_event_bits_put() where that may sleep.
+ */
+bool user_event_bits_put_unless_last(struct user_event_bits *bits)
+{
+	return refcount_dec_not_one(&container_of(bits, struct user_event,
+						  bits)->refs);
+}
+
+/**
  * user_event_bits_put - drop a registration's reference on its event
  * @bits:	the event's bits
  *
@@ -562,7 +589,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	ue->fmt = fmt;
 	ue->group = group;
 	ue->multi = multi;
-	user_event_bits_init(&ue->bits, &ue->refs);
+	user_event_bits_init(&ue->bits);
 	refcount_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",

@@ -443,15 +443,13 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 /**
  * user_event_bits_init - initialize the enable bits of a new event
  * @bits:	the event's bits
- * @refs:	the event's reference count, which registrations take
  */
-void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs)
+void user_event_bits_init(struct user_event_bits *bits)
 {
 	static atomic64_t seq;
 
 	mutex_init(&bits->lock);
 	INIT_LIST_HEAD(&bits->enablers);
-	bits->refs = refs;
 	bits->on = false;
 	bits->seq = atomic64_inc_return(&seq);
 }

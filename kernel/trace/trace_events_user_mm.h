@@ -10,7 +10,6 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/refcount.h>
 #include <linux/types.h>
 
 /**
@@ -29,7 +28,6 @@ struct user_event_word {
  * struct user_event_bits - the enable bits of one event, in every mm
  * @lock:	serializes toggles with registrations; protects the rest
  * @enablers:	the registrations of the event (trace_events_user_mm.c)
- * @refs:	the event's reference count: each registration holds one
  * @on:		the value the bits have: whether anything is attached
  * @seq:	when the event was made: the last references of a gone mm
  *		are dropped newest event first
@@ -37,14 +35,13 @@ struct user_event_word {
 struct user_event_bits {
 	struct mutex		lock;	/* enablers, on */
 	struct list_head	enablers;
-	refcount_t		*refs;
 	bool			on;
 	u64			seq;
 };
 
 /* The per-mm registrations: trace_events_user_mm.c */
 int user_event_mm_init(void);
-void user_event_bits_init(struct user_event_bits *bits, refcount_t *refs);
+void user_event_bits_init(struct user_event_bits *bits);
 void user_event_bits_set(struct user_event_bits *bits, bool on);
 bool user_event_enabler_in_use(const struct user_event_word *w);
 int user_event_enabler_add(struct user_event_bits *bits,
@@ -53,22 +50,13 @@ int user_event_enabler_add(struct user_event_bits *bits,
 int user_event_enabler_remove(unsigned long addr, u8 bit);
 void user_event_mm_flush(void);
 
-/* A new registration's reference: the caller holds one (being copied) */
-static inline void user_event_bits_get(struct user_event_bits *bits)
-{
-	refcount_inc(bits->refs);
-}
-
 /*
- * Drop a reference unless it is the last: false then, and the caller
- * drops it with user_event_bits_put(), which may delete the event
+ * Each registration holds a reference on its event.  The event's side
+ * (trace_events_user.c) owns the count; this file takes and drops its
+ * references only through these.
  */
-static inline bool user_event_bits_put_unless_last(struct user_event_bits *bits)
-{
-	return refcount_dec_not_one(bits->refs);
-}
-
-/* The core's side: drop a registration's reference, the last one too */
+void user_event_bits_get(struct user_event_bits *bits);
+bool user_event_bits_put_unless_last(struct user_event_bits *bits);
 void user_event_bits_put(struct user_event_bits *bits);
 
 #endif /* _TRACE_EVENTS_USER_MM_H */
