@@ -52,8 +52,8 @@ void user_event_mm_flush(void);
 
 /*
  * Each registration holds a reference on its event.  The event's side
- * (trace_events_user.c) owns the count; this file takes and drops its
- * references only through these.
+ * (trace_events_user.c) owns the count; trace_events_user_mm.c takes and
+ * drops its references only through these.
  */
 void user_event_bits_get(struct user_event_bits *bits);
 bool user_event_bits_put_unless_last(struct user_event_bits *bits);

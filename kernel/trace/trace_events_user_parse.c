@@ -634,8 +634,8 @@ user_format_alloc(const struct user_word *name,
 }
 
 /*
- * Whether the core's filters read @field where its kind puts the data (a
- * whole kernel cpumask, whose size is not the writer's, never is)
+ * Whether the core's filters read @field as the kind it is.  A cpumask is
+ * always refused: the filters read a kernel-sized one, not the writer's.
  */
 static bool user_filter_type_ok(const struct user_field *field)
 {
