@@ -165,6 +165,9 @@ static const struct user_accept_case user_accept_cases[] = {
 	  USER_FIELD_DATA_LOC, false, false, FILTER_DYN_STRING },
 	{ "__rel_loc cpumask_t[] f", "__rel_loc cpumask_t[]", 4,
 	  USER_FIELD_REL_LOC, false, false, FILTER_OTHER },
+	/* With "char" the filters read a string there, not a cpumask */
+	{ "__data_loc cpumask_tchar[] f", "__data_loc cpumask_tchar[]", 4,
+	  USER_FIELD_DATA_LOC, false, false, FILTER_DYN_STRING },
 	{ "struct foo f 20", "struct foo", 20, USER_FIELD_STRUCT, false,
 	  false, FILTER_OTHER },
 	{ "struct foo f 0x14", "struct foo", 20, USER_FIELD_STRUCT, false,
@@ -879,6 +882,8 @@ static const struct user_validate_case user_validate_cases[] = {
 	V("unsigned char, empty", "ev __rel_loc unsigned char[] d",
 	  "....", -EFAULT, LOC(0, 0)),
 	V("struct charge needs a NUL", "ev __data_loc struct charge[] d",
+	  "....ab", -EFAULT, LOC(S + 4, 2)),
+	V("cpumask_tchar needs a NUL", "ev __data_loc cpumask_tchar[] d",
 	  "....ab", -EFAULT, LOC(S + 4, 2)),
 	V("unsigned char with a NUL", "ev __data_loc unsigned char[] d",
 	  "....a\0", 0, LOC(S + 4, 2)),
