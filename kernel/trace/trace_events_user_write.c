@@ -35,7 +35,6 @@ static bool user_event_copy(struct user_event *ue, void *entry,
 			    struct user_event_write *w)
 {
 	void *dst = entry + USER_EVENT_FIELDS_START;
-	struct iov_iter i;
 	bool copied;
 
 	pagefault_disable();
@@ -43,7 +42,8 @@ static bool user_event_copy(struct user_event *ue, void *entry,
 		/* vfs_write() checked access_ok() for the whole buffer */
 		copied = !__copy_from_user_inatomic(dst, w->ubuf, w->size);
 	} else {
-		i = *w->from;
+		struct iov_iter i = *w->from;
+
 		copied = copy_from_iter(dst, w->size, &i) == w->size;
 	}
 	pagefault_enable();
@@ -216,18 +216,18 @@ static ssize_t user_events_record(struct user_event *ue,
 		.size	= size,
 	};
 
-	if (unlikely(!user_event_probes(ue, &w)))
-		return -EBADF;
-
-	if (unlikely(w.fault && !w.done)) {
+	/* A second pass only if nothing was recorded and the copy faulted */
+	for (;;) {
+		if (unlikely(!user_event_probes(ue, &w)))
+			return -EBADF;
+		if (likely(!w.fault) || w.done || w.retry)
+			break;
 		if (ubuf ? fault_in_readable(ubuf, size) :
 			   fault_in_iov_iter_readable(from, size))
 			return -EFAULT;
 		w.fault = false;
 		w.bad = false;
 		w.retry = true;
-		if (unlikely(!user_event_probes(ue, &w)))
-			return -EBADF;
 	}
 
 	/*
