@@ -257,6 +257,12 @@ static void user_event_hold(struct user_event *ue)
 		refcount_set(&ue->refs, 1);
 }
 
+/* The registrations in mm.c hold an event through its bits only */
+static struct user_event *user_event_of_bits(struct user_event_bits *bits)
+{
+	return container_of(bits, struct user_event, bits);
+}
+
 /**
  * user_event_bits_get - take a reference for a new registration
  * @bits:	the event's bits
@@ -266,7 +272,7 @@ static void user_event_hold(struct user_event *ue)
  */
 void user_event_bits_get(struct user_event_bits *bits)
 {
-	refcount_inc(&container_of(bits, struct user_event, bits)->refs);
+	refcount_inc(&user_event_of_bits(bits)->refs);
 }
 
 /**
@@ -280,8 +286,7 @@ void user_event_bits_get(struct user_event_bits *bits)
  */
 bool user_event_bits_put_unless_last(struct user_event_bits *bits)
 {
-	return refcount_dec_not_one(&container_of(bits, struct user_event,
-						  bits)->refs);
+	return refcount_dec_not_one(&user_event_of_bits(bits)->refs);
 }
 
 /**
@@ -293,7 +298,7 @@ bool user_event_bits_put_unless_last(struct user_event_bits *bits)
  */
 void user_event_bits_put(struct user_event_bits *bits)
 {
-	user_event_put(container_of(bits, struct user_event, bits));
+	user_event_put(user_event_of_bits(bits));
 }
 
 /* A non-persistent event that nothing refers to or uses: due for deletion */
