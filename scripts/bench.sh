@@ -20,6 +20,10 @@
 #   --ref-only     only the reference (its column must exist for a table)
 #   --profile OPS  instead of the table: perf record -a -g in the guest
 #                  while ubench loops over OPS (e.g. ue_write_ftrace)
+#   --trace OPS    instead of the table: the instructions of one system
+#                  call of each of OPS (comma-separated ubench operations),
+#                  function by function, single-stepped under gdb
+#                  (bench/itrace.py); one boot per operation
 #   --boots N      boot each kernel N times (ours, ref, ours, ref, ...);
 #                  the table shows the median over the boots of every
 #                  figure and of every within-boot ratio (default 1)
@@ -30,13 +34,14 @@
 set -e
 . "$(dirname "$0")/common.sh"
 
-REF= ONLY_REF= PROFILE= BOOTS=1 TIMED=
+REF= ONLY_REF= PROFILE= TRACE= BOOTS=1 TIMED=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--boots) BOOTS=$2; shift 2 ;;
 	--ref) REF=1; shift ;;
 	--ref-only) REF=1 ONLY_REF=1; shift ;;
 	--profile) PROFILE=$2; shift 2 ;;
+	--trace) TRACE=$2; shift 2 ;;
 	--timed) TIMED=1; shift ;;
 	--count) TIMED=; shift ;;
 	--) shift; break ;;
@@ -99,6 +104,36 @@ run_one() {
 		"$TOP/bench/guest.sh" "$@"
 }
 
+# The system call that each traced operation makes
+declare -A TRACE_ENTRY=([syscall]=__x64_sys_getppid [tevent]=__x64_sys_prctl
+	[null_writev]=__x64_sys_writev [ue_writev_ftrace]=__x64_sys_writev
+	[ue_writev_perf]=__x64_sys_writev [ue_writev_off]=__x64_sys_writev)
+
+# itrace_one LABEL DIR OP: boot LABEL's kernel with ubench looping over OP
+# and gdb attached, and trace one of OP's system calls
+itrace_one() {
+	local label=$1 dir=$2 op=$3 obj vm i
+	[ "$label" = ref ] && obj=$REF_OBJ || obj=$BUILD/bench
+	command -v gdb >/dev/null || die "--trace needs gdb"
+	mkdir -p "$dir/itrace-vm"
+	rm -f "$dir/itrace-vm/console.log"
+	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$dir/itrace-vm" \
+		--gdb --append "nokaslr tsc=reliable" --timeout 1200 --quiet -- \
+		"$BUILD/bench-bin/$label/ubench" -o "$op" -t 1200 &
+	vm=$!
+	# ubench prints a line after each batch, once its setup is done
+	for i in $(seq 600); do
+		grep -q "^L " "$dir/itrace-vm/console.log" 2>/dev/null && break
+		kill -0 $vm 2>/dev/null || die "the guest ended before ubench looped ($dir/itrace-vm)"
+		sleep 1
+	done
+	ITRACE_SYSMAP=$obj/System.map ITRACE_OUT=$dir \
+		ITRACE_STOPS="$op:${TRACE_ENTRY[$op]:-__x64_sys_write}" \
+		timeout 900 gdb -batch -nx -x "$TOP/bench/itrace.py" "$obj/vmlinux" 2>&1 |
+		grep '^itrace:' || { kill $vm 2>/dev/null; die "$op: no trace"; }
+	wait $vm || true
+}
+
 # Counting (default): -icount on one vCPU, ubench -c, two runs per boot
 MODE_VM=(--icount) MODE_GUEST=(--twice) MODE_UB=(-c) MODE_REPORT=(--count)
 [ -n "$TIMED" ] && MODE_VM=() MODE_GUEST=() MODE_UB=() MODE_REPORT=()
@@ -117,6 +152,16 @@ if [ -n "$PROFILE" ]; then
 	for l in "${labels[@]}"; do
 		run_one "$l" "$OUT/$l" --profile "$BUILD/bench-bin/$l/ubench" "$PROFILE" "$@"
 		log "profiles in $OUT/$l/profile-*.txt"
+	done
+	exit 0
+fi
+
+if [ -n "$TRACE" ]; then
+	for l in "${labels[@]}"; do
+		for op in ${TRACE//,/ }; do
+			itrace_one "$l" "$OUT/$l" "$op"
+		done
+		log "traces in $OUT/$l/itrace-*.txt"
 	done
 	exit 0
 fi

@@ -24,6 +24,7 @@
 #   --kvm            use KVM instead of TCG (hangs on some hosts)
 #   --cpu MODEL      TCG's -cpu (default max,la57=off; e.g. max,la57=off,smap=off)
 #   --quiet          do not stream the console to stdout
+#   --gdb            QEMU's gdb stub on localhost:1234 (bench/itrace.py)
 #   --icount         count instead of time: one vCPU, -icount shift=0,sleep=off
 #                    (the guest's clock advances 1 ns per guest instruction;
 #                    make bench COUNT=1, bench/README.md)
@@ -31,7 +32,7 @@ set -e
 . "$(dirname "$0")/common.sh"
 
 FLAVOUR=${FLAVOUR:-test}
-KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg CPU= QUIET= SHELL_MODE= SMP=2 ICOUNT=()
+KERNEL= RESULTS= TIMEOUT=900 MEM=3072 APPEND= ACCEL=tcg CPU= QUIET= SHELL_MODE= SMP=2 ICOUNT=() GDB=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--cpu) CPU=$2; shift 2 ;;
 	--quiet) QUIET=1; shift ;;
 	--icount) SMP=1 ICOUNT=(-icount shift=0,sleep=off); shift ;;
+	--gdb) GDB=(-s); shift ;;
 	--shell) SHELL_MODE=1; shift ;;
 	--) shift; break ;;
 	*) die "unknown option $1 (see the header of $0)" ;;
@@ -80,7 +82,7 @@ fi
 cmdline="console=ttyS0 loglevel=5 printk.time=1 log_buf_len=16M panic=-1 \
 root=hostroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose \
 ro init=$TOP/scripts/guest-init.sh $APPEND"
-qemu=(qemu-system-x86_64 "${machine[@]}" "${ICOUNT[@]}" -smp "$SMP" -m "$MEM" -no-reboot
+qemu=(qemu-system-x86_64 "${machine[@]}" "${ICOUNT[@]}" "${GDB[@]}" -smp "$SMP" -m "$MEM" -no-reboot
 	-kernel "$KERNEL" -append "$cmdline"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
