@@ -43,6 +43,7 @@ PER_OP = [
     ("ue_writev_off", "user_events writev(), nothing on"),
     ("bitcheck", "enabled-bit check (load+test)"),
     ("uprobe", "uprobe hit, ftrace on, 32 B"),
+    ("tevent", "TRACE_EVENT task_rename, prctl()"),
     ("lttng_hit", "LTTng-UST tracepoint, session on"),
     ("lttng_off", "LTTng-UST tracepoint, not enabled"),
     ("null_write_2t", "2 threads at once: write() /dev/null"),

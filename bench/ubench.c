@@ -9,7 +9,8 @@
  *     a null syscall, write()/writev() to /dev/null, trace_marker,
  *     trace_marker_raw, user_events write()/writev() with ftrace on, with
  *     perf on and with nothing attached, the enabled-bit check, a uprobe
- *     hit recording the same 32 bytes; some of them from two threads at
+ *     hit recording the same 32 bytes, a kernel TRACE_EVENT() (task_rename,
+ *     which prctl(PR_SET_NAME) fires); some of them from two threads at
  *     once;
  *   toggling an event's enable file with 200 processes registered to it,
  *     alone and while they also hold 50 unrelated registrations each, and
@@ -323,6 +324,16 @@ static void run_bitcheck(int n)
 	sink += hits;
 }
 
+/*
+ * A kernel TRACE_EVENT() recorded through the same trace core: task_rename,
+ * which prctl(PR_SET_NAME) fires even when the name stays the same
+ */
+static void run_tevent(int n)
+{
+	while (n--)
+		prctl(PR_SET_NAME, "ubench", 0, 0, 0);
+}
+
 /* The uprobe's target: records its argument's 32 bytes */
 __attribute__((noinline, used)) void ubench_uprobe_target(const void *p)
 {
@@ -356,6 +367,7 @@ static struct op ops[] = {
 	{ "ue_writev_off",  "user_events writev, nothing attached",  1, run_uev_off },
 	{ "bitcheck",       "enabled-bit check (load + test)",     1000, run_bitcheck },
 	{ "uprobe",         "uprobe hit, ftrace on (32 B fetched)",  1, run_uprobe },
+	{ "tevent",         "TRACE_EVENT task_rename (prctl)",       1, run_tevent },
 };
 
 static struct op *op_find(const char *name)
@@ -486,6 +498,11 @@ static void ops_setup(void)
 	if (en_off & 1)
 		fprintf(stderr, "ubench: ub_off is enabled?\n");
 
+	if (event_enable("task", "task_rename", 1)) {
+		fprintf(stderr, "ubench: task/task_rename cannot be enabled\n");
+		op_find("tevent")->ok = -1;
+	}
+
 	if (uprobe_spec(spec, sizeof(spec)) ||
 	    write_str(TRACEFS "/uprobe_events", spec, O_APPEND) ||
 	    event_enable("ubench", "hit", 1)) {
@@ -526,6 +543,7 @@ static void ops_teardown(void)
 {
 	event_enable("user_events", "ub_ftrace", 0);
 	event_enable("ubench", "hit", 0);
+	event_enable("task", "task_rename", 0);
 	write_str(TRACEFS "/uprobe_events", "-:ubench/hit", O_APPEND);
 	ue_unreg(ue_fd, &en_ftrace, 0);
 	ue_unreg(ue_fd, &en_perf, 0);
