@@ -257,7 +257,7 @@ static void user_event_hold(struct user_event *ue)
 		refcount_set(&ue->refs, 1);
 }
 
-/* The registrations in mm.c hold an event through its bits only */
+/* The registrations of trace_events_user_mm.c hold events by their bits */
 static struct user_event *user_event_of_bits(struct user_event_bits *bits)
 {
 	return container_of(bits, struct user_event, bits);
