@@ -2,19 +2,19 @@
 # gdb -batch -x bench/itrace.py VMLINUX (scripts/bench.sh --trace runs it):
 # the instructions that one system call executes, function by function.
 #
-# The guest (scripts/vm.sh --gdb) runs ubench -o OP, which loops over that
-# one operation.  For each OP:FUNC of $ITRACE_STOPS, stop in FUNC (the
-# system call's entry, __x64_sys_write for a write()), then single-step
-# the guest's next system call, another of OP's, from entry_SYSCALL_64 to
-# the return to user mode.  QEMU steps one instruction at a time with
-# interrupts masked, and a rep-prefixed instruction one iteration at a
-# time, as -icount counts them; the guest's clock stands still while gdb
-# holds it.
+# The guest (scripts/vm.sh --gdb --icount: one vCPU) runs ubench -o OP,
+# which loops over that one operation.  For each OP:FUNC of $ITRACE_STOPS,
+# stop in FUNC (the system call's entry, __x64_sys_write for a write()),
+# then single-step the guest's next system call of the same number (a
+# write() not on stdout or stderr, where ubench reports its batches), from
+# entry_SYSCALL_64 to the return to user mode.  QEMU steps one instruction
+# at a time with interrupts masked, and a rep-prefixed instruction one
+# iteration at a time, which is how -icount counts them too.
 #
-# Each OP is traced until two traces in a row agree (ubench's output
-# between two batches, or a ring buffer page boundary, gives another).
-# Writes $ITRACE_OUT/itrace-OP.txt: the count of each function in the
-# order of their first instruction, and the total.
+# Each OP is traced until two traces in a row agree (a ring buffer page
+# boundary, for one, gives another).  Writes $ITRACE_OUT/itrace-OP.txt:
+# the count of each function in the order of their first instruction, and
+# the total.
 import bisect
 import os
 
@@ -24,6 +24,10 @@ SYSMAP = os.environ["ITRACE_SYSMAP"]
 OUT = os.environ["ITRACE_OUT"]
 STOPS = [s.split(":") for s in os.environ["ITRACE_STOPS"].split()]
 USER_TOP = 0xFFFF800000000000
+MAX_STEPS = 200000
+# x86-64 numbers of the system calls traced
+NR = {"__x64_sys_write": 1, "__x64_sys_writev": 20,
+      "__x64_sys_getppid": 110, "__x64_sys_prctl": 157}
 
 syms = []
 with open(SYSMAP) as f:
@@ -40,18 +44,25 @@ def func_of(pc):
     return syms[i][1] if i >= 0 else "?"
 
 
-def step_syscall():
+def step_syscall(nr):
+    """The pcs of the next system call NR, not a write() on fd 1 or 2."""
     gdb.execute("hbreak entry_SYSCALL_64", to_string=True)
-    gdb.execute("continue", to_string=True)
+    while True:
+        gdb.execute("continue", to_string=True)
+        rax = int(gdb.parse_and_eval("$rax"))
+        rdi = int(gdb.parse_and_eval("$rdi"))
+        if rax == nr and not (nr in (1, 20) and rdi in (1, 2)):
+            break
     gdb.execute("delete")
     pcs = []
-    while len(pcs) < 200000:
+    while True:
         pc = int(gdb.parse_and_eval("$pc")) & 0xFFFFFFFFFFFFFFFF
         if pc < USER_TOP:
-            break
+            return pcs
+        if len(pcs) == MAX_STEPS:
+            raise gdb.GdbError("no return to user mode in %d steps" % MAX_STEPS)
         pcs.append(pc)
         gdb.execute("stepi", to_string=True)
-    return pcs
 
 
 def trace(func):
@@ -59,7 +70,7 @@ def trace(func):
     gdb.execute("continue", to_string=True)
     gdb.execute("delete")
     counts = {}
-    for pc in step_syscall():
+    for pc in step_syscall(NR[func]):
         name = func_of(pc)
         counts[name] = counts.get(name, 0) + 1
     return counts

@@ -498,6 +498,7 @@ static void ops_setup(void)
 	if (en_off & 1)
 		fprintf(stderr, "ubench: ub_off is enabled?\n");
 
+	/* It stays on: no other figure execs or renames a task */
 	if (event_enable("task", "task_rename", 1)) {
 		fprintf(stderr, "ubench: task/task_rename cannot be enabled\n");
 		op_find("tevent")->ok = -1;
