@@ -104,8 +104,11 @@ run_one() {
 		"$TOP/bench/guest.sh" "$@"
 }
 
-# The system call that each traced operation makes
+# The system call that each operation --trace can trace makes
 declare -A TRACE_ENTRY=([syscall]=__x64_sys_getppid [tevent]=__x64_sys_prctl
+	[null_write]=__x64_sys_write [marker]=__x64_sys_write
+	[marker_raw]=__x64_sys_write [ue_write_ftrace]=__x64_sys_write
+	[ue_write_perf]=__x64_sys_write [ue_write_off]=__x64_sys_write
 	[null_writev]=__x64_sys_writev [ue_writev_ftrace]=__x64_sys_writev
 	[ue_writev_perf]=__x64_sys_writev [ue_writev_off]=__x64_sys_writev)
 
@@ -115,10 +118,11 @@ itrace_one() {
 	local label=$1 dir=$2 op=$3 obj vm i
 	[ "$label" = ref ] && obj=$REF_OBJ || obj=$BUILD/bench
 	command -v gdb >/dev/null || die "--trace needs gdb"
+	[ -n "${TRACE_ENTRY[$op]}" ] || die "--trace: $op makes no system call of its own"
 	mkdir -p "$dir/itrace-vm"
 	rm -f "$dir/itrace-vm/console.log"
 	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$dir/itrace-vm" \
-		--gdb --append "nokaslr tsc=reliable" --timeout 1200 --quiet -- \
+		--gdb --icount --append "nokaslr tsc=reliable" --timeout 1200 --quiet -- \
 		"$BUILD/bench-bin/$label/ubench" -o "$op" -t 1200 &
 	vm=$!
 	# ubench prints a line after each batch, once its setup is done
@@ -128,7 +132,7 @@ itrace_one() {
 		sleep 1
 	done
 	ITRACE_SYSMAP=$obj/System.map ITRACE_OUT=$dir \
-		ITRACE_STOPS="$op:${TRACE_ENTRY[$op]:-__x64_sys_write}" \
+		ITRACE_STOPS="$op:${TRACE_ENTRY[$op]}" \
 		timeout 900 gdb -batch -nx -x "$TOP/bench/itrace.py" "$obj/vmlinux" 2>&1 |
 		grep '^itrace:' || { kill $vm 2>/dev/null; die "$op: no trace"; }
 	wait $vm || true
