@@ -118,12 +118,12 @@ itrace_one() {
 	local label=$1 dir=$2 op=$3 obj vm i
 	[ "$label" = ref ] && obj=$REF_OBJ || obj=$BUILD/bench
 	command -v gdb >/dev/null || die "--trace needs gdb"
-	[ -n "${TRACE_ENTRY[$op]}" ] || die "--trace: $op makes no system call of its own"
 	mkdir -p "$dir/itrace-vm"
 	rm -f "$dir/itrace-vm/console.log"
-	"$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" --results "$dir/itrace-vm" \
-		--gdb --icount --append "nokaslr tsc=reliable" --timeout 1200 --quiet -- \
-		"$BUILD/bench-bin/$label/ubench" -o "$op" -t 1200 &
+	# its own session, so that a failure can stop QEMU with it
+	setsid "$TOP/scripts/vm.sh" --kernel "$obj/arch/x86/boot/bzImage" \
+		--results "$dir/itrace-vm" --gdb --icount --append "nokaslr tsc=reliable" \
+		--timeout 1800 --quiet -- "$BUILD/bench-bin/$label/ubench" -o "$op" -t 1800 &
 	vm=$!
 	# ubench prints a line after each batch, once its setup is done
 	for i in $(seq 600); do
@@ -134,7 +134,7 @@ itrace_one() {
 	ITRACE_SYSMAP=$obj/System.map ITRACE_OUT=$dir \
 		ITRACE_STOPS="$op:${TRACE_ENTRY[$op]}" \
 		timeout 900 gdb -batch -nx -x "$TOP/bench/itrace.py" "$obj/vmlinux" 2>&1 |
-		grep '^itrace:' || { kill $vm 2>/dev/null; die "$op: no trace"; }
+		grep '^itrace:' || { kill -- -$vm 2>/dev/null; die "$op: no trace"; }
 	wait $vm || true
 }
 
@@ -145,6 +145,10 @@ MODE_VM=(--icount) MODE_GUEST=(--twice) MODE_UB=(-c) MODE_REPORT=(--count)
 labels=(ours)
 [ -n "$REF" ] && labels+=(ref)
 [ -n "$ONLY_REF" ] && labels=(ref)
+
+for op in ${TRACE//,/ }; do
+	[ -n "${TRACE_ENTRY[$op]}" ] || die "--trace: $op makes no system call of its own"
+done
 
 # Builds one after the other: each takes both cores
 for l in "${labels[@]}"; do
