@@ -879,7 +879,7 @@ TEST_F_TIMEOUT(ftrace, two_instances, TIMEOUT)
 /*
  * The stacktrace option applies to user events as to every trace event:
  * each record is followed by the kernel stack of the write(), which
- * starts below the trace core's own functions.
+ * starts below the trace core's own functions and the probe.
  */
 TEST_F_TIMEOUT(ftrace, stacktrace_option, TIMEOUT)
 {
@@ -914,14 +914,15 @@ TEST_F_TIMEOUT(ftrace, stacktrace_option, TIMEOUT)
 	EXPECT_EQ(NULL, strstr(stack, "trace_event_buffer_commit"))
 		TH_LOG("%.400s", stack);
 	/*
-	 * As for the kernel's own events, the trace core's frames are
-	 * skipped: the first frame is the probe or the write path that
-	 * runs it.
+	 * As for the kernel's own events, the trace core's frames and the
+	 * probe's are skipped: the first frame is the write path that runs
+	 * the probe (user_events_record(), or user_events_write() if the
+	 * compiler inlined it), never the probe user_event_ftrace().
 	 */
 	first = strstr(stack, "=> ");
 	ASSERT_NE(NULL, first);
 	first += 3;
-	EXPECT_EQ(0, strncmp(first, "user_event", strlen("user_event")))
+	EXPECT_EQ(0, strncmp(first, "user_events_", strlen("user_events_")))
 		TH_LOG("first frame: %.60s", first);
 	/* Nothing after the second record */
 	EXPECT_EQ(NULL, strstr(end, "<stack trace>"));
