@@ -332,9 +332,11 @@ static void user_event_reap_group(struct user_event_group *group)
 
 	lockdep_assert_held(&event_mutex);
 
-	hash_for_each_safe(group->table, bkt, tmp, ue, node)
+	hash_for_each_safe(group->table, bkt, tmp, ue, node) {
 		if (user_event_unused(ue))
 			user_event_destroy(ue);
+		cond_resched();
+	}
 }
 
 /* Delete every unused event that can go; event_mutex held */
@@ -759,12 +761,14 @@ static int user_events_release(struct inode *inode, struct file *file)
 	 * through it belong to their mm.  No write can run: the file is going.
 	 * The newest index first: the trace core finds the files of the
 	 * newest events first, so the events a file created go in time
-	 * linear in their number.
+	 * linear in their number, with a chance to reschedule after each.
 	 */
 	refs = rcu_dereference_protected(uf->refs, true);
 	if (refs) {
-		for (i = refs->count; i--; )
+		for (i = refs->count; i--; ) {
 			user_event_put(refs->events[i]);
+			cond_resched();
+		}
 		kfree(refs);
 	}
 

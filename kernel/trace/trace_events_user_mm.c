@@ -469,11 +469,13 @@ void user_event_bits_set(struct user_event_bits *bits, bool on)
 	mutex_lock(&bits->lock);
 	if (bits->on != on) {
 		WRITE_ONCE(bits->on, on);
+		/* Every process may have registered the event thousands of times */
 		list_for_each_entry(e, &bits->enablers, event_link) {
 			if (!user_event_enabler_try(e, on)) {
 				user_event_enabler_defer(e);
 				deferred = true;
 			}
+			cond_resched();
 		}
 		/* After the walk, or the work could find bits->lock taken */
 		if (deferred)
@@ -852,15 +854,18 @@ static int user_event_newest_first(void *priv, const struct list_head *a,
 
 /*
  * Newest event first: the trace core looks for a deleted event's file in
- * newest-first lists, so dropping many events takes linear time.
+ * newest-first lists, so dropping many events takes linear time.  Each
+ * deletion takes the trace core's locks: reschedule between them.
  */
 static void user_event_mm_free(struct user_event_mm *uemm)
 {
 	struct user_event_enabler *e, *tmp;
 
 	list_sort(NULL, &uemm->gone, user_event_newest_first);
-	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link)
+	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link) {
 		user_event_enabler_free(e);
+		cond_resched();
+	}
 	kfree(uemm);
 }
 
