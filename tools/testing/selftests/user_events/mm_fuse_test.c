@@ -167,8 +167,9 @@ static void fuse_answer_read(int fd, const struct fuse_held_read *r,
 		if (len > r->size)
 			len = r->size;
 	}
-	fuse_reply(fd, r->unique, 0, fuse_data + (len ? r->offset : 0), len);
+	/* Counted first: the reader may check the count once it has the data */
 	__atomic_add_fetch(&ctl->answered, 1, __ATOMIC_SEQ_CST);
+	fuse_reply(fd, r->unique, 0, fuse_data + (len ? r->offset : 0), len);
 }
 
 static struct fuse_held_read fuse_queue[FUSE_NR_HELD];

@@ -611,19 +611,25 @@ static long long teardown_ms(int n)
  * is 5 times plus a second.  32000 events also keep the last reference's
  * loop long enough to trip the soft lockup detector without a resched.
  */
-TEST_F_TIMEOUT(st, teardown_linear, TIMEOUT)
+TEST_F_TIMEOUT(st, teardown_linear, 2 * TIMEOUT)
 {
 	const char *reason = ue_setup();
 	long long small, big;
+	int try;
 
 	if (reason)
 		SKIP(return, "%s", reason);
-	small = teardown_ms(TD_SMALL);
-	ASSERT_LE(0, small);
-	big = teardown_ms(4 * TD_SMALL);
-	ASSERT_LE(0, big);
-	ksft_print_msg("%d events: %lld ms, %d events: %lld ms\n",
-		       TD_SMALL, small, 4 * TD_SMALL, big);
+	/* A second pair if the host was busy during one of the first */
+	for (try = 0; try < 2; try++) {
+		small = teardown_ms(TD_SMALL);
+		ASSERT_LE(0, small);
+		big = teardown_ms(4 * TD_SMALL);
+		ASSERT_LE(0, big);
+		ksft_print_msg("%d events: %lld ms, %d events: %lld ms\n",
+			       TD_SMALL, small, 4 * TD_SMALL, big);
+		if (big <= 5 * small + 1000)
+			break;
+	}
 	EXPECT_LE(big, 5 * small + 1000);
 }
 
