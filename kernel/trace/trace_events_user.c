@@ -323,31 +323,34 @@ bool user_event_going(struct user_event *ue)
 	return user_event_unused(ue) && !trace_event_dyn_busy(&ue->call);
 }
 
-/* Delete every unused event of @group that can go */
+/*
+ * Delete every unused event of @group that can go.  event_mutex is held,
+ * and let go after each deletion: there may be thousands, and the others
+ * waiting for it (any group's registrations, the trace core) need not
+ * wait for all of them.
+ */
 static void user_event_reap_group(struct user_event_group *group)
 {
-	struct hlist_node *tmp;
 	struct user_event *ue;
-	int bkt;
+	unsigned int bkt;
 
 	lockdep_assert_held(&event_mutex);
 
-	hash_for_each_safe(group->table, bkt, tmp, ue, node) {
-		if (user_event_unused(ue))
-			user_event_destroy(ue);
-		cond_resched();
+	for (bkt = 0; bkt < HASH_SIZE(group->table); bkt++) {
+again:
+		hlist_for_each_entry(ue, &group->table[bkt], node) {
+			if (!user_event_unused(ue) || user_event_destroy(ue))
+				continue;
+			/* Its count keeps the group and its instance meanwhile */
+			user_event_group_hold(group);
+			mutex_unlock(&event_mutex);
+			cond_resched();
+			mutex_lock(&event_mutex);
+			user_event_group_unhold(group);
+			/* The bucket may have changed meanwhile */
+			goto again;
+		}
 	}
-}
-
-/* Delete every unused event that can go; event_mutex held */
-static void user_event_reap_locked(void)
-{
-	struct user_event_group *group;
-
-	lockdep_assert_held(&event_mutex);
-
-	list_for_each_entry(group, &user_event_groups, list)
-		user_event_reap_group(group);
 }
 
 /*
@@ -359,8 +362,11 @@ static void user_event_reap_locked(void)
  */
 static void user_event_reap(struct work_struct *work)
 {
+	struct user_event_group *group;
+
 	mutex_lock(&event_mutex);
-	user_event_reap_locked();
+	list_for_each_entry(group, &user_event_groups, list)
+		user_event_reap_group(group);
 	mutex_unlock(&event_mutex);
 }
 
