@@ -633,6 +633,93 @@ TEST_F_TIMEOUT(st, teardown_linear, 2 * TIMEOUT)
 	EXPECT_LE(big, 5 * small + 1000);
 }
 
+#define RP_NAME		UE_PREFIX "rp"
+#define RP_EVENTS	2000
+
+static atomic_int rp_stop;
+static long long rp_worst;
+
+/* Read the status file, which takes event_mutex, over and over */
+static void *rp_reader(void *arg)
+{
+	char path[UE_PATH_MAX];
+	long long t;
+
+	ue_path(path, "user_events_status");
+	while (!atomic_load(&rp_stop)) {
+		t = ue_now_ms();
+		free(ue_read_file(path));
+		t = ue_now_ms() - t;
+		if (t > rp_worst)
+			rp_worst = t;
+		usleep(2000);
+	}
+	return NULL;
+}
+
+/*
+ * Events whose registrant exited while a tool had them enabled go when the
+ * tool lets go, all in one run of the reap work.  It lets event_mutex go
+ * between deletions: a reader of the status file meanwhile waits for a
+ * deletion or two, not for all of them (a quarter of the time they take,
+ * plus 50 ms, is the bound).
+ */
+TEST_F_TIMEOUT(st, reap_lets_others_in, TIMEOUT)
+{
+	const char *reason = ue_setup();
+	int to_child[2], from_child[2], status, i, fd;
+	char name[64], path[UE_PATH_MAX];
+	long long start, total;
+	pthread_t reader;
+	pid_t pid;
+
+	if (reason)
+		SKIP(return, "%s", reason);
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u32 *words = calloc(RP_EVENTS / 32 + 1, sizeof(*words));
+		char cmd[64], c;
+
+		fd = ue_open();
+		for (i = 0; words && fd >= 0 && i < RP_EVENTS; i++) {
+			snprintf(cmd, sizeof(cmd), RP_NAME "%d u32 a", i);
+			if (ue_reg(fd, cmd, &words[i / 32], i % 32, NULL))
+				_exit(1);
+		}
+		if (i < RP_EVENTS || write(from_child[1], "", 1) != 1)
+			_exit(1);
+		_exit(read(to_child[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(1, read(from_child[0], name, 1));
+
+	/* Enabled, then their registrant goes: they stay while enabled */
+	ue_path(path, "events/user_events/enable");
+	ASSERT_EQ(0, ue_write_str(path, "1\n"));
+	ASSERT_EQ(1, write(to_child[1], "", 1));
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	ASSERT_EQ(0, ue_exit_code(status));
+
+	ASSERT_EQ(0, pthread_create(&reader, NULL, rp_reader, NULL));
+	usleep(100000);
+	start = ue_now_ms();
+	EXPECT_EQ(0, ue_write_str(path, "0\n"));
+	for (i = 0; i < RP_EVENTS; i++) {
+		snprintf(name, sizeof(name), RP_NAME "%d", i);
+		EXPECT_TRUE(ue_wait_gone(NULL, name, 120000)) TH_LOG("%s", name);
+	}
+	total = ue_now_ms() - start;
+	atomic_store(&rp_stop, 1);
+	pthread_join(reader, NULL);
+	ksft_print_msg("%d events went in %lld ms, a status read waited at most %lld ms\n",
+		       RP_EVENTS, total, rp_worst);
+	EXPECT_LE(rp_worst, total / 4 + 50);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--exit"))
