@@ -602,7 +602,7 @@ static struct user_event *user_event_create(struct user_event_group *group,
 	ue->fmt = fmt;
 	ue->group = group;
 	ue->multi = multi;
-	user_event_bits_init(&ue->bits);
+	user_event_bits_init(&ue->bits, &group->gone);
 	refcount_set(&ue->refs, 1);
 	if (multi)
 		ue->tp.name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx",
@@ -1000,7 +1000,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	}
 
 	/* An old event of the name may still be held by an mm that went */
-	user_event_mm_flush();
+	user_event_mm_flush(&uf->group->gone);
 	ue = user_event_get(uf->group, fmt,
 			    reg.flags & USER_EVENT_REG_MULTI_FORMAT, cmd, 0,
 			    &created);
@@ -1068,7 +1068,7 @@ static long user_events_ioctl_del(struct user_event_group *group,
 		return PTR_ERR(name);
 
 	/* An mm that went may still be dropping its references */
-	user_event_mm_flush();
+	user_event_mm_flush(&group->gone);
 
 	/* The single-format event of the name and each of its formats */
 	mutex_lock(&event_mutex);
@@ -1148,6 +1148,8 @@ static struct ctl_table user_event_sysctls[] = {
 static int __init user_events_init(void)
 {
 	int ret;
+
+	user_event_gone_init(&user_event_global.gone);
 
 	/*
 	 * Not merged, so that /proc/slabinfo shows what events take.  Its

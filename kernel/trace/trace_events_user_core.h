@@ -90,6 +90,7 @@ struct user_event_refs {
  * struct user_event_group - a name space of events
  * @system:	the system of its single-format events
  * @multi_system: the system of its multi-format events
+ * @gone:	registrations of gone mms holding its events' last references
  * @tr:		the instance it is bound to; NULL for the global group
  * @table:	its events, keyed by format name (event_mutex)
  * @count:	events in @table (event_mutex)
@@ -104,6 +105,7 @@ struct user_event_refs {
 struct user_event_group {
 	const char		*system;
 	const char		*multi_system;
+	struct user_event_gone	gone;
 	struct trace_array	*tr;
 	DECLARE_HASHTABLE(table, 8);
 	unsigned int		count;

@@ -43,7 +43,7 @@ static int user_event_dyn_create(const char *raw_command)
 	}
 
 	/* An old event of the name may still be held by an mm that went */
-	user_event_mm_flush();
+	user_event_mm_flush(&user_event_global.gone);
 	ue = user_event_get(&user_event_global, fmt, false, raw_command, pos,
 			    &created);
 	if (IS_ERR(ue))

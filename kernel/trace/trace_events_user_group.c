@@ -204,6 +204,7 @@ int user_event_group_create(struct trace_array *tr)
 		goto err;
 	hash_init(group->table);
 	init_waitqueue_head(&group->wait);
+	user_event_gone_init(&group->gone);
 
 	/* i_private is the instance: an open checks that it is still there */
 	d[0] = trace_create_file("user_events_data", TRACE_MODE_WRITE,

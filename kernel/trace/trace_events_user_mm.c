@@ -12,6 +12,8 @@
  *   user_event_bits.lock	an event's enablers, the value of its bits, and
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
+ *   user_event_gone.lock	a group's enablers of gone mms (taken under
+ *				user_event_mm.lock only)
  *
  * A toggle (user_event_bits_set()) only trylocks mmap_lock and the folio
  * lock, and never faults: what it cannot write goes to the mm's work, which
@@ -22,7 +24,6 @@
  */
 #include <linux/highmem.h>
 #include <linux/list_sort.h>
-#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/rbtree.h>
@@ -50,8 +51,6 @@
  * @pending:	enablers whose word a toggle could not write at once
  * @runs:	runs of @work since a toggle last left it a word
  * @work:	writes the words of @pending when it can without waiting
- * @dead:	in user_event_mm_dead once the mm is gone
- * @gone:	then its enablers that hold an event's last reference
  */
 struct user_event_mm {
 	struct mutex		lock;	/* enablers, count */
@@ -62,14 +61,13 @@ struct user_event_mm {
 	struct list_head	pending;
 	unsigned int		runs;
 	struct delayed_work	work;
-	struct llist_node	dead;
-	struct list_head	gone;
 };
 
 /**
  * struct user_event_enabler - a bit in user memory that mirrors an event
  * @node:	in user_event_mm.enablers
- * @event_link:	in user_event_bits.enablers
+ * @event_link:	in user_event_bits.enablers; once its mm is gone, in
+ *		user_event_gone.enablers if it holds the event's last reference
  * @pending_link: in user_event_mm.pending, or empty
  * @bits:	the event's bits (the enabler holds a reference on the event)
  * @uemm:	the mm it belongs to
@@ -91,12 +89,6 @@ struct user_event_enabler {
 static struct kmem_cache *user_event_enabler_cache;
 static struct workqueue_struct *user_event_mm_wq;
 static unsigned int user_events_max_enablers = 65536;
-
-/* Gone mms whose enablers hold events' last references */
-static LLIST_HEAD(user_event_mm_dead);
-static atomic_t user_event_mm_dying = ATOMIC_INIT(0);
-static void user_event_mm_reap(struct work_struct *work);
-static DECLARE_WORK(user_event_mm_reap_work, user_event_mm_reap);
 
 /* The aligned long and bit of @w: a 4-byte word is half a long on 64-bit */
 static void user_event_word_locate(const struct user_event_word *w,
@@ -443,8 +435,11 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 /**
  * user_event_bits_init - initialize the enable bits of a new event
  * @bits:	the event's bits
+ * @gone:	where the last references of its gone registrations go: its
+ *		group's, which must stay until the event is deleted
  */
-void user_event_bits_init(struct user_event_bits *bits)
+void user_event_bits_init(struct user_event_bits *bits,
+			  struct user_event_gone *gone)
 {
 	static atomic64_t seq;
 
@@ -452,6 +447,7 @@ void user_event_bits_init(struct user_event_bits *bits)
 	INIT_LIST_HEAD(&bits->enablers);
 	bits->on = false;
 	bits->seq = atomic64_inc_return(&seq);
+	bits->gone = gone;
 }
 
 /**
@@ -499,7 +495,6 @@ static struct user_event_mm *user_event_mm_alloc(struct mm_struct *mm)
 	spin_lock_init(&uemm->pending_lock);
 	INIT_LIST_HEAD(&uemm->pending);
 	INIT_DELAYED_WORK(&uemm->work, user_event_mm_work);
-	INIT_LIST_HEAD(&uemm->gone);
 	return uemm;
 }
 
@@ -855,43 +850,62 @@ static int user_event_newest_first(void *priv, const struct list_head *a,
 /*
  * Newest event first: the trace core looks for a deleted event's file in
  * newest-first lists, so dropping many events takes linear time.  Each
- * deletion takes the trace core's locks: reschedule between them.
+ * deletion takes the trace core's locks: reschedule between them.  What
+ * it drops may be the last event of the group that @gone belongs to, so
+ * nothing of @gone is touched after the first of them.
  */
-static void user_event_mm_free(struct user_event_mm *uemm)
+static void user_event_gone_work(struct work_struct *work)
 {
+	struct user_event_gone *gone =
+		container_of(work, struct user_event_gone, work);
 	struct user_event_enabler *e, *tmp;
+	LIST_HEAD(list);
 
-	list_sort(NULL, &uemm->gone, user_event_newest_first);
-	list_for_each_entry_safe(e, tmp, &uemm->gone, event_link) {
+	spin_lock(&gone->lock);
+	list_splice_init(&gone->enablers, &list);
+	spin_unlock(&gone->lock);
+
+	list_sort(NULL, &list, user_event_newest_first);
+	list_for_each_entry_safe(e, tmp, &list, event_link) {
 		user_event_enabler_free(e);
 		cond_resched();
-	}
-	kfree(uemm);
-}
-
-static void user_event_mm_reap(struct work_struct *work)
-{
-	struct user_event_mm *uemm, *tmp;
-	struct llist_node *dead;
-
-	dead = llist_del_all(&user_event_mm_dead);
-	llist_for_each_entry_safe(uemm, tmp, dead, dead) {
-		user_event_mm_free(uemm);
-		atomic_dec(&user_event_mm_dying);
 	}
 }
 
 /**
- * user_event_mm_flush - finish dropping the registrations of gone mms
- *
- * __mmput() leaves events' last references to a work item: this waits for
- * it, so that a reaped registrant's exit is complete unless a /proc reader
- * held its mm.  Must not be called with event_mutex held.
+ * user_event_gone_init - initialize where a group's gone registrations go
+ * @gone:	the group's
  */
-void user_event_mm_flush(void)
+void user_event_gone_init(struct user_event_gone *gone)
 {
-	if (atomic_read(&user_event_mm_dying))
-		flush_work(&user_event_mm_reap_work);
+	spin_lock_init(&gone->lock);
+	INIT_LIST_HEAD(&gone->enablers);
+	INIT_WORK(&gone->work, user_event_gone_work);
+}
+
+/**
+ * user_event_mm_flush - finish dropping the gone registrations of a group
+ * @gone:	the group's, kept by the caller
+ *
+ * __mmput() leaves events' last references to @gone's work: this waits for
+ * it, so that the exit of a registrant of the group is complete unless a
+ * /proc reader held its mm.  Exits of other groups' registrants are not
+ * waited for.  Must not be called with event_mutex held.
+ */
+void user_event_mm_flush(struct user_event_gone *gone)
+{
+	flush_work(&gone->work);
+}
+
+/* Queued with gone->lock held: the work cannot drop the group before */
+static void user_event_gone_add(struct user_event_enabler *e)
+{
+	struct user_event_gone *gone = e->bits->gone;
+
+	spin_lock(&gone->lock);
+	list_add(&e->event_link, &gone->enablers);
+	schedule_work(&gone->work);
+	spin_unlock(&gone->lock);
 }
 
 /**
@@ -910,12 +924,18 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	/*
 	 * Off its event and the pending list, which the work reads under
 	 * uemm->lock, an enabler goes at once unless it holds a last reference.
+	 *
+	 * An event's last reference deletes it under event_mutex and the trace
+	 * core's locks, and __mmput() may run with any of them held: uprobes
+	 * drop mms under event_mutex, a reader printing a user stack under
+	 * trace_event_sem.  So none is even tried here: the enabler goes to
+	 * its event's group, whose work drops it.
 	 */
 	mutex_lock(&uemm->lock);
 	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {
 		user_event_enabler_unlink(e);
 		if (!user_event_bits_put_unless_last(e->bits)) {
-			list_add(&e->event_link, &uemm->gone);
+			user_event_gone_add(e);
 			continue;
 		}
 		batch[nr++] = e;
@@ -930,20 +950,7 @@ void __user_events_mm_exit(struct mm_struct *mm)
 		kmem_cache_free_bulk(user_event_enabler_cache, nr, batch);
 	/* No toggle can reach the mm now; its work may still be running */
 	cancel_delayed_work_sync(&uemm->work);
-	if (list_empty(&uemm->gone)) {
-		kfree(uemm);
-		return;
-	}
-
-	/*
-	 * An event's last reference deletes it under event_mutex and the trace
-	 * core's locks, and __mmput() may run with any of them held: uprobes
-	 * drop mms under event_mutex, a reader printing a user stack under
-	 * trace_event_sem.  So none is even tried here: the work drops them.
-	 */
-	atomic_inc(&user_event_mm_dying);
-	llist_add(&uemm->dead, &user_event_mm_dead);
-	schedule_work(&user_event_mm_reap_work);
+	kfree(uemm);
 }
 
 static struct ctl_table user_event_mm_sysctls[] = {

@@ -10,7 +10,9 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 /**
  * struct user_event_word - the enable word and bit a registration names
@@ -25,30 +27,53 @@ struct user_event_word {
 };
 
 /**
+ * struct user_event_gone - registrations of gone mms that hold their
+ *	events' last references, for @work to drop where it may sleep
+ * @lock:	protects @enablers
+ * @enablers:	the registrations (trace_events_user_mm.c)
+ * @work:	drops them, newest event first
+ *
+ * Each group has one, so that waiting for the exits of a group's
+ * registrants (user_event_mm_flush()) never waits for another group's.
+ * @work touches nothing of it after the references it drops: the owner
+ * may go with its last event.
+ */
+struct user_event_gone {
+	spinlock_t		lock;	/* enablers */
+	struct list_head	enablers;
+	struct work_struct	work;
+};
+
+/**
  * struct user_event_bits - the enable bits of one event, in every mm
  * @lock:	serializes toggles with registrations; protects the rest
  * @enablers:	the registrations of the event (trace_events_user_mm.c)
  * @on:		the value the bits have: whether anything is attached
- * @seq:	when the event was made: the last references of a gone mm
+ * @seq:	when the event was made: the last references of gone mms
  *		are dropped newest event first
+ * @gone:	where its registrations go when their mm does and they
+ *		hold the event's last reference
  */
 struct user_event_bits {
 	struct mutex		lock;	/* enablers, on */
 	struct list_head	enablers;
 	bool			on;
 	u64			seq;
+	struct user_event_gone	*gone;
 };
 
 /* The per-mm registrations: trace_events_user_mm.c */
 int user_event_mm_init(void);
-void user_event_bits_init(struct user_event_bits *bits);
+void user_event_gone_init(struct user_event_gone *gone);
+void user_event_mm_flush(struct user_event_gone *gone);
+void user_event_bits_init(struct user_event_bits *bits,
+			  struct user_event_gone *gone);
 void user_event_bits_set(struct user_event_bits *bits, bool on);
 bool user_event_enabler_in_use(const struct user_event_word *w);
 int user_event_enabler_add(struct user_event_bits *bits,
 			   const struct user_event_word *w,
 			   void (*publish)(void *arg), void *arg);
 int user_event_enabler_remove(unsigned long addr, u8 bit);
-void user_event_mm_flush(void);
 
 /*
  * Each registration holds a reference on its event.  The event's side

@@ -105,7 +105,7 @@ static int user_events_status_show(struct seq_file *m, void *v)
 	int bkt;
 
 	/* Registrants that exited have let go (the ABI's promise) */
-	user_event_mm_flush();
+	user_event_mm_flush(&group->gone);
 	mutex_lock(&event_mutex);
 	WRITE_ONCE(us->seen, group->changes);
 	hash_for_each(group->table, bkt, ue, node) {
