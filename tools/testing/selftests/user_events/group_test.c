@@ -587,6 +587,74 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
 	ASSERT_EQ(0, gmkdir(GA));
 }
 
+#define EX_EVENTS	2000
+#define EV_EX		UE_PREFIX "gr_ex"
+
+/*
+ * A registration, DIAG_IOCSDEL and a read of a status file wait until
+ * the registrations of their group's processes that exited are dropped,
+ * and for no other group's.  While the kernel deletes the events whose
+ * last references a process of GA held when it exited, GB's calls return
+ * (within a quarter of the time the deletions take, plus 50 ms), and a
+ * read of GA's status, once it returns, lists none of them.
+ */
+TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
+{
+	long long start, took, total;
+	int ready[2], go[2], status, fb;
+	char c, *text;
+	static __u32 w;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u32 *words = calloc(EX_EVENTS / 32 + 1, sizeof(*words));
+		int fa = gopen(GA, "user_events_data", O_RDWR);
+		char cmd[64];
+		int i;
+
+		for (i = 0; words && fa >= 0 && i < EX_EVENTS; i++) {
+			snprintf(cmd, sizeof(cmd), EV_EX "%d u32 a", i);
+			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
+				_exit(1);
+		}
+		/* Then only the registrations hold the events */
+		if (i < EX_EVENTS || close(fa) || write(ready[1], "", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	fb = gopen(GB, "user_events_data", O_RDWR);
+	ASSERT_LE(0, fb);
+
+	ASSERT_EQ(1, write(go[1], "", 1));
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	ASSERT_EQ(0, ue_exit_code(status));
+	start = ue_now_ms();
+	EXPECT_EQ(0, ue_reg(fb, EV " u32 a", &w, 0, NULL));
+	text = gstatus(GB);
+	EXPECT_TRUE(listed(text, EV));
+	free(text);
+	EXPECT_EQ(0, ue_unreg(fb, &w, 0));
+	/* Its write index holds it */
+	EXPECT_EQ(-EBUSY, ue_del_fd(fb, EV));
+	took = ue_now_ms() - start;
+
+	text = gstatus(GA);
+	total = ue_now_ms() - start;
+	EXPECT_STREQ("\nActive: 0\nBusy: 0\n", text);
+	free(text);
+	close(fb);
+	ksft_print_msg("%d events of %s went in %lld ms; %s's calls took %lld ms\n",
+		       EX_EVENTS, GA, total, GB, took);
+	EXPECT_LE(took, total / 4 + 50);
+}
+
 /*
  * A file of a removed instance that is still reachable (an O_PATH
  * descriptor here, a bind mount in a container) opens nothing, also once
