@@ -374,8 +374,13 @@ FIXTURE_SETUP(st)
 /* After the test process exited, with its registrations */
 FIXTURE_TEARDOWN_PARENT(st)
 {
-	if (!ue_setup())
-		cleanup_names();
+	char path[UE_PATH_MAX];
+
+	if (ue_setup())
+		return;
+	/* A test that stopped half-way may have left its events enabled */
+	ue_write_str(ue_path(path, "events/user_events/enable"), "0\n");
+	cleanup_names();
 }
 
 /* Is bit @bit of @word registered by some worker? */
