@@ -35,11 +35,13 @@
  *
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
- *   user_event_file.lock	a file's index array (DIAG_IOCSREG)
  *   mmap_lock, then the locks of trace_events_user_mm.c
+ *   user_event_file.lock	a file's index array (DIAG_IOCSREG publishes
+ *				an index inside the registrant's mm locks)
  * event_mutex and user_event_file.lock are never held together, and
- * event_mutex is never held while waiting for an mm.  The write path
- * takes no lock of its own: RCU for the index array and the tracepoint.
+ * neither is held while waiting for an mm or a fault: processes that
+ * share a file never wait for each other's memory.  The write path takes
+ * no lock of its own: RCU for the index array and the tracepoint.
  */
 #include <linux/capability.h>
 #include <linux/compat.h>
@@ -868,51 +870,114 @@ static int user_reg_parse(struct user_event_group *group, u64 uaddr,
  * struct user_reg_index - the write index a registration hands out
  * @uf:		the file
  * @ue:		the event (the caller holds a reference)
- * @refs:	the file's index array when the registration started
- * @grown:	a larger copy of it to publish, or NULL
- * @idx:	the index: an existing one of @ue, or @count
- * @count:	indexes in @refs
+ * @grown:	an empty index array larger than the file's, if that was full
+ * @idx:	the index, once published
  */
 struct user_reg_index {
 	struct user_event_file	*uf;
 	struct user_event	*ue;
-	struct user_event_refs	*refs;
 	struct user_event_refs	*grown;
 	u32			idx;
-	u32			count;
 };
 
+/* The file's index array; uf->lock held */
+static struct user_event_refs *user_reg_refs(struct user_event_file *uf)
+{
+	return rcu_dereference_protected(uf->refs, lockdep_is_held(&uf->lock));
+}
+
+/* @ue's index of @refs, or its count if it has none */
+static u32 user_reg_find(struct user_event_refs *refs, struct user_event *ue)
+{
+	u32 i, count = refs ? refs->count : 0;
+
+	for (i = 0; i < count; i++)
+		if (refs->events[i] == ue)
+			break;
+	return i;
+}
+
 /*
- * Publish a new write index: called by user_event_enabler_add() once the
- * registration cannot fail, before the bit is written, so that a thread
- * that sees the bit set can write at once.  uf->lock held; no sleeping.
+ * Allocate the array a new index needs if the file's is full: where it
+ * is published, under uf->lock, another registration may have filled
+ * the file's array meanwhile, which user_reg_publish() finds.
  */
-static void user_reg_publish(void *arg)
+static int user_reg_index_prepare(struct user_reg_index *ri)
+{
+	struct user_event_refs *refs;
+	u32 size = 0;
+
+	mutex_lock(&ri->uf->lock);
+	refs = user_reg_refs(ri->uf);
+	if (!refs)
+		size = 4;
+	else if (refs->count == refs->size &&
+		 user_reg_find(refs, ri->ue) == refs->count)
+		size = 2 * refs->size;
+	mutex_unlock(&ri->uf->lock);
+
+	if (!size)
+		return 0;
+	ri->grown = kmalloc(struct_size(ri->grown, events, size),
+			    GFP_KERNEL_ACCOUNT);
+	if (!ri->grown)
+		return -ENOMEM;
+	ri->grown->size = size;
+	return 0;
+}
+
+/*
+ * Publish @ue's write index of the file, a new one unless it has one:
+ * called by user_event_enabler_add() once nothing else can fail, before
+ * the bit is written, so that a thread that sees the bit set can write
+ * at once.  It runs inside the registrant's mmap_lock, and uf->lock is
+ * held for nothing that can fault or wait for memory: processes sharing
+ * the file never wait for one another's mm.  -EAGAIN if the file's array
+ * filled up beyond @grown meanwhile.
+ */
+static int user_reg_publish(void *arg)
 {
 	struct user_reg_index *ri = arg;
-	struct user_event_refs *refs = ri->refs;
+	struct user_event_file *uf = ri->uf;
+	struct user_event_refs *refs;
+	int ret = 0;
+	u32 count;
 
-	if (ri->idx < ri->count)
-		return;
+	mutex_lock(&uf->lock);
+	refs = user_reg_refs(uf);
+	count = refs ? refs->count : 0;
+	ri->idx = user_reg_find(refs, ri->ue);
+	if (ri->idx < count)
+		goto out;
 
-	refcount_inc(&ri->ue->refs);
-	if (ri->grown) {
-		ri->grown->events[ri->idx] = ri->ue;
-		ri->grown->count = ri->count + 1;
-		rcu_assign_pointer(ri->uf->refs, ri->grown);
+	if (refs && count < refs->size) {
+		refcount_inc(&ri->ue->refs);
+		refs->events[count] = ri->ue;
+		/* The slot is written before a writer can see the index */
+		smp_store_release(&refs->count, count + 1);
+	} else if (ri->grown && count < ri->grown->size) {
+		refcount_inc(&ri->ue->refs);
+		if (count)
+			memcpy(ri->grown->events, refs->events,
+			       count * sizeof(*refs->events));
+		ri->grown->events[count] = ri->ue;
+		ri->grown->count = count + 1;
+		rcu_assign_pointer(uf->refs, ri->grown);
 		ri->grown = NULL;
 		if (refs)
 			kfree_rcu(refs, rcu);
 	} else {
-		refs->events[ri->idx] = ri->ue;
-		/* The slot is written before a writer can see the index */
-		smp_store_release(&refs->count, ri->count + 1);
+		ret = -EAGAIN;
 	}
+out:
+	mutex_unlock(&uf->lock);
+	return ret;
 }
 
 /*
  * Register @w for @ue and hand out @ue's write index of @uf, storing it
- * in the user_reg last; uf->lock held
+ * in the user_reg last.  The faults of the registration wait with only
+ * the registrant's own locks held.
  */
 static int user_reg_file_add(struct user_event_file *uf,
 			     struct user_event *ue,
@@ -920,50 +985,32 @@ static int user_reg_file_add(struct user_event_file *uf,
 			     struct user_reg __user *ureg)
 {
 	struct user_reg_index ri = { .uf = uf, .ue = ue };
-	u32 size, old;
+	u32 old;
 	int ret;
-
-	lockdep_assert_held(&uf->lock);
-
-	ri.refs = rcu_dereference_protected(uf->refs,
-					    lockdep_is_held(&uf->lock));
-	ri.count = ri.refs ? ri.refs->count : 0;
-	for (ri.idx = 0; ri.idx < ri.count; ri.idx++)
-		if (ri.refs->events[ri.idx] == ue)
-			break;
-
-	if (ri.idx == ri.count && (!ri.refs || ri.count == ri.refs->size)) {
-		size = ri.refs ? 2 * ri.refs->size : 4;
-		ri.grown = kmalloc(struct_size(ri.grown, events, size),
-				   GFP_KERNEL_ACCOUNT);
-		if (!ri.grown)
-			return -ENOMEM;
-		ri.grown->size = size;
-		ri.grown->count = ri.count;
-		if (ri.count)
-			memcpy(ri.grown->events, ri.refs->events,
-			       ri.count * sizeof(*ri.refs->events));
-	}
 
 	/* That write_index can be stored, without storing it yet */
 	if (get_user(old, &ureg->write_index) ||
-	    put_user(old, &ureg->write_index)) {
-		ret = -EFAULT;
-		goto out;
-	}
+	    put_user(old, &ureg->write_index))
+		return -EFAULT;
 
-	ret = user_event_enabler_add(&ue->bits, w, user_reg_publish, &ri);
+	/* Registrations through the file meanwhile may need a larger array */
+	do {
+		ret = user_reg_index_prepare(&ri);
+		if (!ret)
+			ret = user_event_enabler_add(&ue->bits, w,
+						     user_reg_publish, &ri);
+		kfree(ri.grown);
+		ri.grown = NULL;
+	} while (ret == -EAGAIN);
 	if (ret)
-		goto out;
+		return ret;
 
 	/* Unmapped meanwhile: the registration goes, the index stays */
 	if (put_user(ri.idx, &ureg->write_index)) {
 		user_event_enabler_remove(w->addr, w->bit);
-		ret = -EFAULT;
+		return -EFAULT;
 	}
-out:
-	kfree(ri.grown);
-	return ret;
+	return 0;
 }
 
 static long user_events_ioctl_reg(struct user_event_file *uf,
@@ -1009,12 +1056,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		return PTR_ERR(ue);
 	}
 
-	/* The file may be shared with other mms: never wait unkillably */
-	ret = mutex_lock_killable(&uf->lock);
-	if (!ret) {
-		ret = user_reg_file_add(uf, ue, &w, ureg);
-		mutex_unlock(&uf->lock);
-	}
+	ret = user_reg_file_add(uf, ue, &w, ureg);
 	if (ret == -EMFILE)
 		user_event_group_log(uf->group, cmd,
 				     USER_EVENT_ERR_TOO_MANY_REGS, 0);

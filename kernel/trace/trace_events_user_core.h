@@ -120,12 +120,12 @@ struct user_event_group {
 
 /**
  * struct user_event_file - an open user_events_data
- * @lock:	serializes DIAG_IOCSREG on the file
+ * @lock:	serializes changes of @refs
  * @refs:	write index -> event (RCU for the write path, @lock to change)
  * @group:	the group of the file's events
  */
 struct user_event_file {
-	struct mutex			lock;	/* DIAG_IOCSREG */
+	struct mutex			lock;	/* refs */
 	struct user_event_refs __rcu	*refs;
 	struct user_event_group		*group;
 };

@@ -562,25 +562,21 @@ bool user_event_enabler_in_use(const struct user_event_word *w)
 
 /*
  * Link the new enabler into its mm and event, and write its bit under
- * bits->lock like every write, after @publish so that what it makes usable
- * is usable before the bit can be seen set.  mmap_lock and uemm->lock held.
- * The folio lock may be waited for: under bits->lock it is only tried.
+ * bits->lock like every write.  mmap_lock and uemm->lock held.  The folio
+ * lock may be waited for: under bits->lock it is only tried.
  */
 static void user_event_enabler_link(struct user_event_enabler *e,
-				    struct page *page,
-				    void (*publish)(void *arg), void *arg)
+				    struct page *page)
 {
 	struct user_event_bits *bits = e->bits;
 	struct folio *folio = page_folio(page);
 
 	user_event_enabler_insert(e->uemm, e);
-	publish(arg);
-
 	user_event_bits_get(bits);
 	folio_lock(folio);
 	mutex_lock(&bits->lock);
 	list_add_tail(&e->event_link, &bits->enablers);
-	/* What @publish made usable is seen before the bit */
+	/* What the registration's publish made usable is seen before the bit */
 	smp_mb__before_atomic();
 	user_event_page_write(e, page, bits->on);
 	mutex_unlock(&bits->lock);
@@ -591,17 +587,19 @@ static void user_event_enabler_link(struct user_event_enabler *e,
  * user_event_enabler_add - register a bit of current's memory for an event
  * @bits:	the event's bits
  * @w:		the word and bit (address untagged, size and bit checked)
- * @publish:	called once the registration cannot fail any more, before
- *		the bit is written; it must not sleep
+ * @publish:	called with mmap_lock and the mm's lock held, once nothing
+ *		else can fail, before the bit is written: what it makes
+ *		usable is usable before the bit can be seen set.  Its error
+ *		fails the registration.  It must not fault.
  * @arg:	its argument
  *
  * Return: 0, -EADDRINUSE if the bit is registered already, -EMFILE past
  * kernel.user_events_max_enablers, -EFAULT if the word cannot be made
- * writable, -ENOMEM or -EINTR.
+ * writable, -ENOMEM, -EINTR, or what @publish returned.
  */
 int user_event_enabler_add(struct user_event_bits *bits,
 			   const struct user_event_word *w,
-			   void (*publish)(void *arg), void *arg)
+			   int (*publish)(void *arg), void *arg)
 {
 	struct user_event_enabler *e;
 	struct user_event_mm *uemm;
@@ -654,7 +652,9 @@ int user_event_enabler_add(struct user_event_bits *bits,
 					       &page, NULL) != 1)
 			ret = -EFAULT;
 		if (!ret) {
-			user_event_enabler_link(e, page, publish, arg);
+			ret = publish(arg);
+			if (!ret)
+				user_event_enabler_link(e, page);
 			unpin_user_page(page);
 		}
 		mutex_unlock(&uemm->lock);

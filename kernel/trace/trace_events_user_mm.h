@@ -72,7 +72,7 @@ void user_event_bits_set(struct user_event_bits *bits, bool on);
 bool user_event_enabler_in_use(const struct user_event_word *w);
 int user_event_enabler_add(struct user_event_bits *bits,
 			   const struct user_event_word *w,
-			   void (*publish)(void *arg), void *arg);
+			   int (*publish)(void *arg), void *arg);
 int user_event_enabler_remove(unsigned long addr, u8 bit);
 
 /*

@@ -187,7 +187,7 @@ static struct user_event *user_events_index(struct user_event_file *uf,
 	/* The file's reference keeps the event: RCU guards the array only */
 	rcu_read_lock();
 	refs = rcu_dereference(uf->refs);
-	/* Pairs with smp_store_release() in user_reg_file_add() */
+	/* Pairs with smp_store_release() in user_reg_publish() */
 	if (likely(refs && idx < smp_load_acquire(&refs->count)))
 		ue = refs->events[idx];
 	rcu_read_unlock();
