@@ -4,8 +4,9 @@
  * withholds its answers, a registrant can stall its own mmap_lock on a
  * FUSE page: the enable of its event still returns and other processes
  * still fork.  A word in a shared FUSE page whose READs are withheld never
- * parks a kernel worker.  A writer whose payload waits for FUSE does not
- * delay the other writers of its file description.
+ * parks a kernel worker.  A writer whose payload waits for FUSE, or a
+ * registrant whose enable word does, delays no other writer or registrant
+ * of its file description.
  */
 #include <errno.h>
 #include <ctype.h>
@@ -988,6 +989,66 @@ TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
 	close(ufd);
 	munmap(map, FUSE_FILE_SIZE);
 	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
+}
+
+/*
+ * Registrants that share a file description do not wait for one another
+ * either: a child's DIAG_IOCSREG whose enable word is on a page of a
+ * private FUSE mapping waits in the fault of that page while its READ is
+ * withheld, and meanwhile a registration through the same description
+ * returns at once.  Once the READ is answered, the child's returns too.
+ */
+TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
+{
+	static __u32 word;
+	const char *why = NULL;
+	int fd, ufd, ret, status = 0;
+	long long t0, ms, end;
+	char file[96], *map;
+	pid_t kid;
+
+	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
+			 file, sizeof(file), &why);
+	if (ret == 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
+	fd = open(file, O_RDONLY);
+	ASSERT_LE(0, fd);
+	map = mmap(NULL, FUSE_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		   fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, map);
+	ufd = ue_open();
+	ASSERT_LE(0, ufd);
+
+	st_int(&self->fuse->withhold, 1);
+	kid = ue_fork();
+	ASSERT_LE(0, kid);
+	if (kid == 0)
+		_exit(ue_reg(ufd, self->cmd2, (__u32 *)(map + 2 * page_size),
+			     0, NULL) ? 1 : 0);
+	end = ue_now_ms() + WAIT_MS;
+	while (!ld_int(&self->fuse->withheld) && ue_now_ms() < end)
+		usleep(1000);
+	ASSERT_LT(0, ld_int(&self->fuse->withheld))
+		TH_LOG("the child's enable word was never read");
+	usleep(100 * 1000);
+
+	t0 = ue_now_ms();
+	EXPECT_EQ(0, ue_reg(ufd, self->cmd, &word, 0, NULL));
+	ms = ue_now_ms() - t0;
+	st_int(&self->fuse->withhold, 0);
+	EXPECT_GT(WRITER_MS, ms)
+		TH_LOG("a registration waited %lld ms for a registrant's fault",
+		       ms);
+	ASSERT_EQ(0, ue_wait_child(kid, 3 * WAIT_MS, &status));
+	EXPECT_EQ(0, ue_exit_code(status));
+
+	EXPECT_EQ(0, ue_unreg(ufd, &word, 0));
+	close(ufd);
+	munmap(map, FUSE_FILE_SIZE);
+	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
+	EXPECT_TRUE(ue_wait_gone(NULL, self->ev2, ASYNC_MS));
 }
 
 int main(int argc, char **argv)
