@@ -10,13 +10,10 @@
  * caller's mm (trace_events_user_mm.c), which publishes the file's write
  * index and then writes the bit to reflect the event's state.
  *
- * Attach: a tool that enables the event reaches user_event_reg(), which hooks
- * the probe onto the event's tracepoint (one without call sites, which
- * the tracepoint core keeps for it) and updates the event's status.
- * When the event turns on or off, the bit of every enabler of that event
- * (and of no other) is updated before the callback returns, unless its
- * mm is busy or its page is not present: that word is left to the mm's
- * work item.
+ * Attach: a tool that enables the event reaches user_event_reg(), which
+ * hooks the probe onto the event's tracepoint (one without call sites)
+ * and, before it returns, writes the bit of every enabler of the event
+ * that needs no waiting; the mm's work item writes the others.
  *
  * Write: write()/writev() of index + payload goes to the probes on the
  * event's tracepoint, which copy it into their records
@@ -188,15 +185,11 @@ static void user_event_free(struct user_event *ue)
 }
 
 /*
- * Remove an event nothing refers to; event_mutex held.  No instance's
- * buffer is reset, neither now nor at the next reset of the trace core
- * (its commands reset what was marked): the event goes when its last
- * user does, and that must not wipe the records of other events.  Its
- * own records stay and print as an unknown type, which the trace core
- * gives no other event for a while.  When the last reference of a
- * non-persistent event goes while a tool still has it enabled or another
- * trace event holds it, this answers EBUSY and the reap work deletes it
- * when they let go.
+ * Remove an event nothing refers to; event_mutex held.  No buffer is
+ * reset, now or at the trace core's next reset: an event that goes with
+ * its last user must not wipe other events' records, and its own print
+ * as an unknown type.  An event still enabled or held by another trace
+ * event answers EBUSY, and the reap work deletes it when they let go.
  */
 static int user_event_destroy(struct user_event *ue)
 {
@@ -281,10 +274,9 @@ void user_event_bits_get(struct user_event_bits *bits)
  * user_event_bits_put_unless_last - drop a registration's reference
  * @bits:	the event's bits
  *
- * Safe in any context: it never deletes the event.
- *
  * Return: false, with the reference kept, if it is the last one; the
  * caller then drops it with user_event_bits_put() where that may sleep.
+ * Safe in any context: it never deletes the event.
  */
 bool user_event_bits_put_unless_last(struct user_event_bits *bits)
 {
@@ -313,10 +305,8 @@ static bool user_event_unused(struct user_event *ue)
  * user_event_going - whether an event is about to be deleted
  * @ue:		the event; event_mutex held
  *
- * An unused non-persistent event that no other trace event holds goes
- * when the reap work runs, which was queued when it became unused.
- *
- * Return: true if @ue is such an event.
+ * Return: true if @ue is unused, not persistent and held by no other
+ * trace event: the reap work, queued when it became unused, deletes it.
  */
 bool user_event_going(struct user_event *ue)
 {
@@ -357,10 +347,8 @@ again:
 
 /*
  * Delete the non-persistent events that lost their last reference while
- * something else held them, once nothing does.  Queued by the register
- * callback when the last tool detaches (it runs inside the trace core's
- * enable and disable paths) and by the core when the last other trace
- * event that held one (an eprobe, a trigger, perf) lets go of it.
+ * something held them, once nothing does: queued when the last tool
+ * detaches and when the last other trace event holding one lets go.
  */
 static void user_event_reap(struct work_struct *work)
 {
@@ -391,10 +379,9 @@ static void user_event_ref_released(struct trace_event_call *call)
 }
 
 /*
- * Do the reap work's job for the events called @name at once: when a
- * registration comes right after the last tool detached, the work may
- * not have run yet, and the unused event must not be found (a
- * single-format one with other fields would refuse it with EADDRINUSE).
+ * The reap work's job for the events called @name, at once: it may not
+ * have run since the last tool detached, and an unused single-format
+ * event with other fields must not refuse a registration (EADDRINUSE).
  */
 static void user_event_reap_name(struct user_event_group *group,
 				 const char *name)
@@ -466,9 +453,8 @@ static void user_event_status_update(struct user_event *ue,
 }
 
 /*
- * class->reg: tools attach and detach here, with event_mutex
- * held.  The probes go on the event's tracepoint through the tracepoint
- * core; a detach cannot fail (the core leaves a stub when it has no
+ * class->reg: tools attach and detach here, with event_mutex held.  A
+ * detach cannot fail (the tracepoint core leaves a stub when it has no
  * memory for a smaller array).
  */
 static int user_event_reg(struct trace_event_call *call, enum trace_reg type,
@@ -765,11 +751,9 @@ static int user_events_release(struct inode *inode, struct file *file)
 	u32 i;
 
 	/*
-	 * Only the file's write indexes end with it: the registrations made
-	 * through it belong to their mm.  No write can run: the file is going.
-	 * The newest index first: the trace core finds the files of the
-	 * newest events first, so the events a file created go in time
-	 * linear in their number, with a chance to reschedule after each.
+	 * Only the file's write indexes end with it (its registrations belong
+	 * to their mm), and no write can run.  Newest index first: the trace
+	 * core finds the newest events' files first, so many go in linear time.
 	 */
 	refs = rcu_dereference_protected(uf->refs, true);
 	if (refs) {
@@ -870,7 +854,7 @@ static int user_reg_parse(struct user_event_group *group, u64 uaddr,
  * struct user_reg_index - the write index a registration hands out
  * @uf:		the file
  * @ue:		the event (the caller holds a reference)
- * @grown:	an empty index array larger than the file's, if that was full
+ * @grown:	an empty array larger than the file's, if that was full
  * @idx:	the index, once published
  */
 struct user_reg_index {
@@ -880,42 +864,17 @@ struct user_reg_index {
 	u32			idx;
 };
 
-/* The file's index array; uf->lock held */
-static struct user_event_refs *user_reg_refs(struct user_event_file *uf)
-{
-	return rcu_dereference_protected(uf->refs, lockdep_is_held(&uf->lock));
-}
-
-/* @ue's index of @refs, or its count if it has none */
-static u32 user_reg_find(struct user_event_refs *refs, struct user_event *ue)
-{
-	u32 i, count = refs ? refs->count : 0;
-
-	for (i = 0; i < count; i++)
-		if (refs->events[i] == ue)
-			break;
-	return i;
-}
-
-/*
- * Allocate the array a new index needs if the file's is full: where it
- * is published, under uf->lock, another registration may have filled
- * the file's array meanwhile, which user_reg_publish() finds.
- */
+/* An array for a new index if the file's is full: see user_reg_publish() */
 static int user_reg_index_prepare(struct user_reg_index *ri)
 {
 	struct user_event_refs *refs;
-	u32 size = 0;
+	u32 size;
 
 	mutex_lock(&ri->uf->lock);
-	refs = user_reg_refs(ri->uf);
-	if (!refs)
-		size = 4;
-	else if (refs->count == refs->size &&
-		 user_reg_find(refs, ri->ue) == refs->count)
-		size = 2 * refs->size;
+	refs = rcu_dereference_protected(ri->uf->refs,
+					 lockdep_is_held(&ri->uf->lock));
+	size = !refs ? 4 : refs->count < refs->size ? 0 : 2 * refs->size;
 	mutex_unlock(&ri->uf->lock);
-
 	if (!size)
 		return 0;
 	ri->grown = kmalloc(struct_size(ri->grown, events, size),
@@ -927,28 +886,27 @@ static int user_reg_index_prepare(struct user_reg_index *ri)
 }
 
 /*
- * Publish @ue's write index of the file, a new one unless it has one:
- * called by user_event_enabler_add() once nothing else can fail, before
- * the bit is written, so that a thread that sees the bit set can write
- * at once.  It runs inside the registrant's mmap_lock, and uf->lock is
- * held for nothing that can fault or wait for memory: processes sharing
- * the file never wait for one another's mm.  -EAGAIN if the file's array
- * filled up beyond @grown meanwhile.
+ * Publish @ue's write index of the file, a new one unless it has one,
+ * once nothing else can fail and before the bit is written, so that a
+ * thread that sees the bit set can write at once.  uf->lock is taken
+ * inside the registrant's mm locks and held for nothing that can fault:
+ * the processes sharing a file never wait for one another's memory.
+ * -EAGAIN if registrations meanwhile filled the array beyond @grown.
  */
 static int user_reg_publish(void *arg)
 {
 	struct user_reg_index *ri = arg;
-	struct user_event_file *uf = ri->uf;
 	struct user_event_refs *refs;
 	int ret = 0;
 	u32 count;
 
-	mutex_lock(&uf->lock);
-	refs = user_reg_refs(uf);
+	mutex_lock(&ri->uf->lock);
+	refs = rcu_dereference_protected(ri->uf->refs,
+					 lockdep_is_held(&ri->uf->lock));
 	count = refs ? refs->count : 0;
-	ri->idx = user_reg_find(refs, ri->ue);
-	if (ri->idx < count)
-		goto out;
+	for (ri->idx = 0; ri->idx < count; ri->idx++)
+		if (refs->events[ri->idx] == ri->ue)
+			goto out;
 
 	if (refs && count < refs->size) {
 		refcount_inc(&ri->ue->refs);
@@ -962,15 +920,14 @@ static int user_reg_publish(void *arg)
 			       count * sizeof(*refs->events));
 		ri->grown->events[count] = ri->ue;
 		ri->grown->count = count + 1;
-		rcu_assign_pointer(uf->refs, ri->grown);
+		rcu_assign_pointer(ri->uf->refs, ri->grown);
 		ri->grown = NULL;
-		if (refs)
-			kfree_rcu(refs, rcu);
+		kfree_rcu(refs, rcu);
 	} else {
 		ret = -EAGAIN;
 	}
 out:
-	mutex_unlock(&uf->lock);
+	mutex_unlock(&ri->uf->lock);
 	return ret;
 }
 
@@ -1063,10 +1020,9 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	kfree(cmd);
 
 	/*
-	 * PERSIST makes only the event it created persistent, and only once
-	 * registered: a failure leaves nothing, and an event that existed
-	 * stays as its creator made it (else any CAP_PERFMON process could
-	 * pin another program's event).
+	 * PERSIST makes only the event it created persistent, once registered:
+	 * a failure leaves nothing, and an existing event stays as its creator
+	 * made it (else any CAP_PERFMON process could pin another's event).
 	 */
 	if (!ret && created && (reg.flags & USER_EVENT_REG_PERSIST)) {
 		mutex_lock(&event_mutex);
@@ -1193,10 +1149,7 @@ static int __init user_events_init(void)
 
 	user_event_gone_init(&user_event_global.gone);
 
-	/*
-	 * Not merged, so that /proc/slabinfo shows what events take.  Its
-	 * own cache spares a user_event kmalloc's rounding.
-	 */
+	/* Not merged, so that /proc/slabinfo shows what events take */
 	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
 	if (!user_event_cache || user_event_mm_init()) {
 		pr_warn("user_events: could not create the slab caches\n");
