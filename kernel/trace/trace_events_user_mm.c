@@ -13,7 +13,7 @@
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
  *   user_event_gone.lock	a group's enablers of gone mms (taken under
- *				user_event_mm.lock only)
+ *				user_event_mm.lock only; queues the work)
  *
  * A toggle (user_event_bits_set()) only trylocks mmap_lock and the folio
  * lock, and never faults: what it cannot write goes to the mm's work, which
@@ -897,14 +897,24 @@ void user_event_mm_flush(struct user_event_gone *gone)
 	flush_work(&gone->work);
 }
 
-/* Queued with gone->lock held: the work cannot drop the group before */
+/*
+ * Queued only by the enabler that makes the list non-empty, under its
+ * lock: every run of the work then finds at least one enabler, whose
+ * reference keeps the group until the run is done with it.  A run queued
+ * for each enabler could find the list taken by the run before it and
+ * start after the group went.
+ */
 static void user_event_gone_add(struct user_event_enabler *e)
 {
 	struct user_event_gone *gone = e->bits->gone;
+	bool first;
 
 	spin_lock(&gone->lock);
+	first = list_empty(&gone->enablers);
 	list_add(&e->event_link, &gone->enablers);
-	schedule_work(&gone->work);
+	/* Unbound: a run may delete thousands of events */
+	if (first)
+		queue_work(user_event_mm_wq, &gone->work);
 	spin_unlock(&gone->lock);
 }
 

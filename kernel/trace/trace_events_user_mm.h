@@ -35,8 +35,9 @@ struct user_event_word {
  *
  * Each group has one, so that waiting for the exits of a group's
  * registrants (user_event_mm_flush()) never waits for another group's.
- * @work touches nothing of it after the references it drops: the owner
- * may go with its last event.
+ * The group may go with its last event: each run of @work finds at least
+ * one registration, whose reference keeps the group, and touches nothing
+ * of it once it starts dropping them.
  */
 struct user_event_gone {
 	spinlock_t		lock;	/* enablers */
