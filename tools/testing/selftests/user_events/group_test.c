@@ -624,7 +624,8 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
  * and for no other group's.  While the kernel deletes the events whose
  * last references a process of GA held when it exited, GB's calls return
  * (within a quarter of the time the deletions take, plus 50 ms), and a
- * read of GA's status, once it returns, lists none of them.
+ * read of GA's status, once it returns, lists none of them: GA's instance
+ * can be removed right after it.
  */
 TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
 {
@@ -681,6 +682,8 @@ TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
 	ksft_print_msg("%d events of %s went in %lld ms; %s's calls took %lld ms\n",
 		       EX_EVENTS, GA, total, GB, took);
 	EXPECT_LE(took, total / 4 + 50);
+	/* That read waited for the exit: the instance can go at once */
+	EXPECT_EQ(0, grmdir(GA));
 }
 
 static long long race_now_us(void)
