@@ -33,8 +33,8 @@
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
  *   mmap_lock, then the locks of trace_events_user_mm.c
- *   user_event_file.lock	a file's index array (DIAG_IOCSREG publishes
- *				an index inside the registrant's mm locks)
+ *   user_event_file.lock	a file's index array: DIAG_IOCSREG takes it
+ *				in mmap_lock and user_event_mm.lock only
  * event_mutex and user_event_file.lock are never held together, and
  * neither is held while waiting for an mm or a fault: processes that
  * share a file never wait for each other's memory.  The write path takes
@@ -864,7 +864,7 @@ struct user_reg_index {
 	u32			idx;
 };
 
-/* An array for a new index if the file's is full: see user_reg_publish() */
+/* Allocate the larger array a new index needs if the file's is full */
 static int user_reg_index_prepare(struct user_reg_index *ri)
 {
 	struct user_event_refs *refs;

@@ -8,7 +8,8 @@
  *
  * Locking, outermost first:
  *   mmap_lock (read)		of the mm whose words are written
- *   user_event_mm.lock		the mm's enablers
+ *   user_event_mm.lock		the mm's enablers; a registration's publish
+ *				callback takes its caller's lock here
  *   user_event_bits.lock	an event's enablers, the value of its bits, and
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
@@ -590,7 +591,9 @@ static void user_event_enabler_link(struct user_event_enabler *e,
  * @publish:	called with mmap_lock and the mm's lock held, once nothing
  *		else can fail, before the bit is written: what it makes
  *		usable is usable before the bit can be seen set.  Its error
- *		fails the registration.  It must not fault.
+ *		fails the registration.  It must not fault, and may take only
+ *		locks that nest inside user_event_mm.lock and are not held
+ *		around a toggle (the lock of a file's write indexes).
  * @arg:	its argument
  *
  * Return: 0, -EADDRINUSE if the bit is registered already, -EMFILE past
