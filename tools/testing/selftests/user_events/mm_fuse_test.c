@@ -387,6 +387,29 @@ static void fuse_release(struct fuse_ctl *ctl)
 	st_int(&ctl->release, 1);
 }
 
+/* The test's FUSE file mapped private with @prot, or MAP_FAILED */
+static char *fuse_map_private(const char *file, int prot)
+{
+	int fd = open(file, O_RDONLY);
+	char *map;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	map = mmap(NULL, FUSE_FILE_SIZE, prot, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return map;
+}
+
+/* Whether the server withholds a READ within WAIT_MS */
+static bool fuse_wait_withheld(struct fuse_ctl *ctl)
+{
+	long long end = ue_now_ms() + WAIT_MS;
+
+	while (!ld_int(&ctl->withheld) && ue_now_ms() < end)
+		usleep(1000);
+	return ld_int(&ctl->withheld) > 0;
+}
+
 /* What the registrant (a child of the test) shares with the test */
 struct registrant {
 	__u32 word;		/* copy of the private enable word */
@@ -932,8 +955,8 @@ TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
 {
 	static __u32 word;
 	const char *why = NULL;
-	int fd, ufd, ret, status = 0, idx = 0;
-	long long t0, ms, end;
+	int ufd, ret, status = 0, idx = 0;
+	long long t0, ms;
 	char file[96], *map;
 	__u32 rec[2];
 	pid_t kid;
@@ -943,10 +966,7 @@ TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
-	fd = open(file, O_RDONLY);
-	ASSERT_LE(0, fd);
-	map = mmap(NULL, FUSE_FILE_SIZE, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	map = fuse_map_private(file, PROT_READ);
 	ASSERT_NE(MAP_FAILED, map);
 
 	ufd = ue_open();
@@ -966,10 +986,7 @@ TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
 
 		_exit(writev(ufd, v, 2) == 8 ? 0 : 1);
 	}
-	end = ue_now_ms() + WAIT_MS;
-	while (!ld_int(&self->fuse->withheld) && ue_now_ms() < end)
-		usleep(1000);
-	ASSERT_LT(0, ld_int(&self->fuse->withheld))
+	ASSERT_TRUE(fuse_wait_withheld(self->fuse))
 		TH_LOG("the child's payload was never read");
 	usleep(100 * 1000);
 
@@ -1002,8 +1019,8 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 {
 	static __u32 word;
 	const char *why = NULL;
-	int fd, ufd, ret, status = 0;
-	long long t0, ms, end;
+	int ufd, ret, status = 0;
+	long long t0, ms;
 	char file[96], *map;
 	pid_t kid;
 
@@ -1012,11 +1029,7 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
-	fd = open(file, O_RDONLY);
-	ASSERT_LE(0, fd);
-	map = mmap(NULL, FUSE_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
-		   fd, 0);
-	close(fd);
+	map = fuse_map_private(file, PROT_READ | PROT_WRITE);
 	ASSERT_NE(MAP_FAILED, map);
 	ufd = ue_open();
 	ASSERT_LE(0, ufd);
@@ -1027,10 +1040,7 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	if (kid == 0)
 		_exit(ue_reg(ufd, self->cmd2, (__u32 *)(map + 2 * page_size),
 			     0, NULL) ? 1 : 0);
-	end = ue_now_ms() + WAIT_MS;
-	while (!ld_int(&self->fuse->withheld) && ue_now_ms() < end)
-		usleep(1000);
-	ASSERT_LT(0, ld_int(&self->fuse->withheld))
+	ASSERT_TRUE(fuse_wait_withheld(self->fuse))
 		TH_LOG("the child's enable word was never read");
 	usleep(100 * 1000);
 
