@@ -380,6 +380,14 @@ static int fuse_start(char *dir, bool *mounted, struct fuse_ctl **ctl,
 	return st.st_size == FUSE_FILE_SIZE ? 0 : -EIO;
 }
 
+/* fuse_start() on the fixture's (FIXTURE_DATA(mm)) mount point */
+static int fuse_start_test(struct _test_data_mm *self, char *file,
+			   size_t size, const char **why)
+{
+	return fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
+			  file, size, why);
+}
+
 /* Let every held READ go, so that nothing stays blocked on the FUSE page */
 static void fuse_release(struct fuse_ctl *ctl)
 {
@@ -590,8 +598,7 @@ TEST_F_TIMEOUT(mm, liveness_mmap_lock_stall, TIMEOUT)
 	long long end;
 	char state;
 
-	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
-			 file, sizeof(file), &why);
+	ret = fuse_start_test(self, file, sizeof(file), &why);
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
@@ -837,8 +844,7 @@ TEST_F_TIMEOUT(mm, fuse_shared_word_no_stuck_worker, TIMEOUT)
 	long v;
 
 	memset(&ds, 0, sizeof(ds));
-	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
-			 file, sizeof(file), &why);
+	ret = fuse_start_test(self, file, sizeof(file), &why);
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
@@ -961,8 +967,7 @@ TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
 	__u32 rec[2];
 	pid_t kid;
 
-	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
-			 file, sizeof(file), &why);
+	ret = fuse_start_test(self, file, sizeof(file), &why);
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
@@ -1024,8 +1029,7 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	char file[96], *map;
 	pid_t kid;
 
-	ret = fuse_start(self->fuse_dir, &self->fuse_mounted, &self->fuse,
-			 file, sizeof(file), &why);
+	ret = fuse_start_test(self, file, sizeof(file), &why);
 	if (ret == 1)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
