@@ -31,19 +31,15 @@
 
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
+#include "group_common.h"
 #include "user_events_status.h"
 #include "user_events_format.h"
 
 #define TIMEOUT		300
 
-#define GA		"selftest_ga"
-#define GB		"selftest_gb"
-#define SYS_A		"user_events_" GA
-#define SYS_B		"user_events_" GB
 #define MSYS_A		"user_events_multi_" GA
 #define MSYS_B		"user_events_multi_" GB
 
-#define EV		UE_PREFIX "gr"
 #define EV_MF		UE_PREFIX "gr_mf"
 #define EV_CT		UE_PREFIX "gr_ct"
 
@@ -59,45 +55,6 @@
 FIXTURE(group) {
 	char *trace;
 };
-
-/* Instance @name's file @file */
-static const char *gpath(char *buf, const char *name, const char *file)
-{
-	return ue_path(buf, "instances/%s%s%s", name, file ? "/" : "",
-		       file ? file : "");
-}
-
-static int gopen(const char *name, const char *file, int flags)
-{
-	char path[UE_PATH_MAX];
-	int fd = open(gpath(path, name, file), flags);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int grmdir(const char *name)
-{
-	char path[UE_PATH_MAX];
-
-	return rmdir(gpath(path, name, NULL)) ? -errno : 0;
-}
-
-static int gmkdir(const char *name)
-{
-	char path[UE_PATH_MAX];
-
-	return mkdir(gpath(path, name, NULL), 0755) ? -errno : 0;
-}
-
-/* The status text of group @name (NULL: the global one) */
-static char *gstatus(const char *name)
-{
-	char path[UE_PATH_MAX];
-
-	if (!name)
-		return ue_read_tracefs("user_events_status");
-	return ue_read_file(gpath(path, name, "user_events_status"));
-}
 
 /*
  * The message of the last entry of instance @name's error_log whose
@@ -154,18 +111,6 @@ static bool errlog_has(const char *text)
 	return ret;
 }
 
-static bool listed(const char *status, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p;
-
-	for (p = status; p && *p; p = strchrnul(p, '\n'), p += !!*p)
-		if (!strncmp(p, name, len) &&
-		    (p[len] == '\n' || p[len] == ' '))
-			return true;
-	return false;
-}
-
 static bool glisted(const char *group, const char *name)
 {
 	char *status = gstatus(group);
@@ -188,40 +133,12 @@ static bool has_field(const char *sys, const char *name, const char *field)
 	return ret;
 }
 
-#define RACE		"selftest_g_race"
-#define RACE_MS		30000
-#define RACE_PROBES	4
-#define RACE_FUNC	"user_event_gone_work"
-#define RACE_WAIT_MS	10000
-
-/* Kprobes and kretprobes with a stack trace on the group's exit work */
-static int race_probes(bool add)
-{
-	char cmd[96], path[UE_PATH_MAX];
-	int i, made = 0;
-
-	for (i = 0; i < 2 * RACE_PROBES; i++) {
-		snprintf(cmd, sizeof(cmd), "%s:ue_race/p%d%s\n",
-			 add ? (i & 1 ? "r" : "p") : "-", i,
-			 add ? " " RACE_FUNC : "");
-		ue_path(path, "events/ue_race/p%d/trigger", i);
-		if (!add)
-			ue_write_str(path, "!stacktrace\n");
-		if (ue_dyn_cmd(cmd))
-			continue;
-		made += add && !ue_write_str(path, "stacktrace\n");
-	}
-	return made;
-}
-
 static void cleanup(void)
 {
 	char name[64];
 	int i;
 
 	ue_dyn_cmd("-:" UE_PREFIX "gr_ep\n");
-	race_probes(false);
-	grmdir(RACE);
 	for (i = 0; i < 4; i++) {
 		snprintf(name, sizeof(name), GB "_%d", i);
 		grmdir(name);
@@ -613,165 +530,6 @@ TEST_F_TIMEOUT(group, rmdir_after_held_event, TIMEOUT)
 	EXPECT_EQ(0, ret);
 	EXPECT_FALSE(ue_exists(gpath(path, GA, NULL)));
 	ASSERT_EQ(0, gmkdir(GA));
-}
-
-#define EX_EVENTS	2000
-#define EV_EX		UE_PREFIX "gr_ex"
-
-/*
- * A registration, DIAG_IOCSDEL and a read of a status file wait until
- * the registrations of their group's processes that exited are dropped,
- * and for no other group's.  While the kernel deletes the events whose
- * last references a process of GA held when it exited, GB's calls return
- * (within a quarter of the time the deletions take, plus 50 ms), and a
- * read of GA's status, once it returns, lists none of them: GA's instance
- * can be removed right after it.
- */
-TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
-{
-	long long start, took, total;
-	int ready[2], go[2], status, fb;
-	char c, *text;
-	static __u32 w;
-	pid_t pid;
-
-	ASSERT_EQ(0, pipe(ready));
-	ASSERT_EQ(0, pipe(go));
-	pid = ue_fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		__u32 *words = calloc(EX_EVENTS / 32 + 1, sizeof(*words));
-		int fa = gopen(GA, "user_events_data", O_RDWR);
-		char cmd[64];
-		int i;
-
-		for (i = 0; words && fa >= 0 && i < EX_EVENTS; i++) {
-			snprintf(cmd, sizeof(cmd), EV_EX "%d u32 a", i);
-			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
-				_exit(1);
-		}
-		/* Then only the registrations hold the events */
-		if (i < EX_EVENTS || close(fa) || write(ready[1], "", 1) != 1)
-			_exit(1);
-		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(ready[1]);
-	close(go[0]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	fb = gopen(GB, "user_events_data", O_RDWR);
-	ASSERT_LE(0, fb);
-
-	ASSERT_EQ(1, write(go[1], "", 1));
-	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
-	ASSERT_EQ(0, ue_exit_code(status));
-	start = ue_now_ms();
-	EXPECT_EQ(0, ue_reg(fb, EV " u32 a", &w, 0, NULL));
-	text = gstatus(GB);
-	EXPECT_TRUE(listed(text, EV));
-	free(text);
-	EXPECT_EQ(0, ue_unreg(fb, &w, 0));
-	/* Its write index holds it */
-	EXPECT_EQ(-EBUSY, ue_del_fd(fb, EV));
-	took = ue_now_ms() - start;
-
-	text = gstatus(GA);
-	total = ue_now_ms() - start;
-	EXPECT_STREQ("\nActive: 0\nBusy: 0\n", text);
-	free(text);
-	close(fb);
-	ksft_print_msg("%d events of %s went in %lld ms; %s's calls took %lld ms\n",
-		       EX_EVENTS, GA, total, GB, took);
-	EXPECT_LE(took, total / 4 + 50);
-	/* That read waited for the exit: the instance can go at once */
-	EXPECT_EQ(0, grmdir(GA));
-}
-
-static long long race_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-/* Register one event of RACE on @cpu, then exit @delay_us after the go */
-static int race_child(int cpu, int delay_us, int ready, int go)
-{
-	static __u32 w;
-	long long end;
-	char cmd[64];
-	cpu_set_t set;
-	int fd;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	fd = gopen(RACE, "user_events_data", O_RDWR);
-	snprintf(cmd, sizeof(cmd), EV "_r%d u32 a", cpu);
-	if (fd < 0 || ue_reg(fd, cmd, &w, 0, NULL) || close(fd) ||
-	    write(ready, "", 1) != 1 || read(go, cmd, 1) != 0)
-		return 1;
-	end = race_now_us() + delay_us;
-	while (race_now_us() < end)
-		;
-	return 0;
-}
-
-/*
- * Two processes of a group, on two CPUs, exit at nearly the same time
- * holding the last references of the group's two events, while the
- * instance's rmdir is tried over and over: it succeeds once the group's
- * work dropped them, and the work never runs for a group that went.  The
- * probes on the work widen the windows; KASAN sees a use after free.
- */
-TEST_F_TIMEOUT(group, exits_race_rmdir, TIMEOUT)
-{
-	long long end = ue_now_ms() + RACE_MS, t0;
-	int trials = 0, probes, status, ret, i;
-	pid_t kid[2];
-
-	probes = race_probes(true);
-	srand(getpid());
-	while (ue_now_ms() < end) {
-		int ready[2], go[2], delay = rand() % 2500, late = rand() & 1;
-		char c;
-
-		ASSERT_EQ(0, gmkdir(RACE));
-		ASSERT_EQ(0, pipe(ready));
-		ASSERT_EQ(0, pipe(go));
-		for (i = 0; i < 2; i++) {
-			kid[i] = ue_fork();
-			ASSERT_LE(0, kid[i]);
-			if (kid[i] == 0) {
-				close(ready[0]);
-				close(go[1]);
-				_exit(race_child(i, i == late ? delay : 0,
-						 ready[1], go[0]));
-			}
-		}
-		close(ready[1]);
-		close(go[0]);
-		for (i = 0; i < 2 && read(ready[0], &c, 1) == 1; i++)
-			;
-		close(ready[0]);
-		ASSERT_EQ(2, i);
-		close(go[1]);
-
-		t0 = ue_now_ms();
-		while ((ret = grmdir(RACE)) == -EBUSY &&
-		       ue_now_ms() - t0 < RACE_WAIT_MS)
-			;
-		ASSERT_EQ(0, ret);
-		for (i = 0; i < 2; i++) {
-			ASSERT_EQ(0, ue_wait_child(kid[i], RACE_WAIT_MS,
-						   &status));
-			ASSERT_EQ(0, ue_exit_code(status));
-		}
-		trials++;
-	}
-	race_probes(false);
-	ksft_print_msg("%d trials, %d probes on %s\n", trials, probes,
-		       RACE_FUNC);
 }
 
 /*
