@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the tests of the registrations of an address space share
- * (mm_test, mm_fuse_test, mm_race_test): their events' prefix and
+ * (mm_test, mm_fuse_test, mm_race_test): their events' prefix, names and
  * timeouts, atomic loads and polls of shared words, registering through
  * a file closed at once, DIAG_IOCSDEL tried again while a holder goes
  * away, and a child process that answers questions about its copy of an
@@ -171,6 +171,27 @@ static inline void cleanup_leftovers(void)
 		ue_cleanup(name);
 	}
 	free(buf);
+}
+
+/* The sizes of a fixture's event names and registration commands */
+#define EV_SIZE		64
+#define CMD_SIZE	96
+
+/*
+ * What each fixture's setup does once the test can run: delete what an
+ * interrupted earlier run left, name this run's two events after its
+ * process ("u32 n" each) and empty the trace.  0, or -1 if the trace
+ * could not be emptied.
+ */
+static inline int setup_events(char ev[EV_SIZE], char cmd[CMD_SIZE],
+			       char ev2[EV_SIZE], char cmd2[CMD_SIZE])
+{
+	cleanup_leftovers();
+	snprintf(ev, EV_SIZE, EV_PREFIX "%d_a", getpid());
+	snprintf(cmd, CMD_SIZE, "%s u32 n", ev);
+	snprintf(ev2, EV_SIZE, EV_PREFIX "%d_b", getpid());
+	snprintf(cmd2, CMD_SIZE, "%s u32 n", ev2);
+	return ue_trace_clear();
 }
 
 /* --- a child process that answers questions about its word ------------- */

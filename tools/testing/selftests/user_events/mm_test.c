@@ -30,8 +30,8 @@
 
 /* Shared with the teardown, which runs in the harness's process */
 FIXTURE(mm) {
-	char ev[64], cmd[96];		/* the main event */
-	char ev2[64], cmd2[96];		/* a second one */
+	char ev[EV_SIZE], cmd[CMD_SIZE];	/* the main event */
+	char ev2[EV_SIZE], cmd2[CMD_SIZE];	/* a second one */
 };
 
 FIXTURE_SETUP(mm)
@@ -40,12 +40,7 @@ FIXTURE_SETUP(mm)
 
 	if (reason)
 		SKIP(return, "%s", reason);
-	cleanup_leftovers();
-	snprintf(self->ev, sizeof(self->ev), EV_PREFIX "%d_a", getpid());
-	snprintf(self->cmd, sizeof(self->cmd), "%s u32 n", self->ev);
-	snprintf(self->ev2, sizeof(self->ev2), EV_PREFIX "%d_b", getpid());
-	snprintf(self->cmd2, sizeof(self->cmd2), "%s u32 n", self->ev2);
-	ASSERT_EQ(0, ue_trace_clear());
+	ASSERT_EQ(0, setup_events(self->ev, self->cmd, self->ev2, self->cmd2));
 }
 
 /*
