@@ -15,13 +15,11 @@
  * and, before it returns, writes the bit of every enabler of the event
  * that needs no waiting; the mm's work item writes the others.
  *
- * Write: write()/writev() of index + payload goes to the probes on the
- * event's tracepoint, which copy it into their records
- * (trace_events_user_write.c).
+ * Write: write()/writev() of index + payload runs the probes on the
+ * event's tracepoint (trace_events_user_write.c).
  *
- * Groups: each event belongs to a group, a name space with its own
- * systems and limit.  The files at the top of tracefs are the global
- * group's.
+ * Groups: each event is in a group, a name space with its own systems
+ * and limit; the files at the top of tracefs are the global group's.
  *
  * Lifetime: an event is referenced by every write index handed out (until
  * the file is released) and by every enabler (until DIAG_IOCSUNREG, or
@@ -218,8 +216,7 @@ static int user_event_destroy(struct user_event *ue)
  * @ue:		the event
  *
  * The last one of a non-persistent event deletes it, unless a tool still
- * has it enabled: then it goes when the tool lets it go
- * (user_event_reap()).  Must not be called with event_mutex held.
+ * has it enabled: then user_event_reap() does.  Not with event_mutex held.
  */
 void user_event_put(struct user_event *ue)
 {
@@ -260,10 +257,7 @@ static struct user_event *user_event_of_bits(struct user_event_bits *bits)
 
 /**
  * user_event_bits_get - take a reference for a new registration
- * @bits:	the event's bits
- *
- * The caller already holds one: the registrant's, or the one of the
- * registration being copied at fork.
+ * @bits:	the event's bits, of which the caller already holds one
  */
 void user_event_bits_get(struct user_event_bits *bits)
 {
@@ -363,9 +357,7 @@ static void user_event_reap(struct work_struct *work)
 static DECLARE_WORK(user_event_reap_work, user_event_reap);
 
 /**
- * user_event_reap_queue - have the reap work look at the events now
- *
- * For an unused event that could not be deleted where it became unused.
+ * user_event_reap_queue - have the reap work delete the unused events now
  */
 void user_event_reap_queue(void)
 {
@@ -562,11 +554,11 @@ static int user_event_may_create(struct user_event_group *group)
 {
 	lockdep_assert_held(&event_mutex);
 
+	if (user_events_count >= READ_ONCE(user_events_max))
+		return USER_EVENT_ERR_TOO_MANY;
 	if (group->count >= user_event_group_max(group))
 		return group->tr ? USER_EVENT_ERR_TOO_MANY_GROUP :
 				   USER_EVENT_ERR_TOO_MANY;
-	if (user_events_count >= READ_ONCE(user_events_max))
-		return USER_EVENT_ERR_TOO_MANY;
 	if (trace_event_types_free() <= USER_EVENT_TYPES_RESERVED)
 		return USER_EVENT_ERR_NO_TYPES;
 	return USER_EVENT_ERR_NONE;
@@ -932,9 +924,8 @@ out:
 }
 
 /*
- * Register @w for @ue and hand out @ue's write index of @uf, storing it
- * in the user_reg last.  The faults of the registration wait with only
- * the registrant's own locks held.
+ * Register @w for @ue and store @ue's write index of @uf in the user_reg.
+ * Its faults wait with only the registrant's own locks held.
  */
 static int user_reg_file_add(struct user_event_file *uf,
 			     struct user_event *ue,
@@ -942,13 +933,7 @@ static int user_reg_file_add(struct user_event_file *uf,
 			     struct user_reg __user *ureg)
 {
 	struct user_reg_index ri = { .uf = uf, .ue = ue };
-	u32 old;
 	int ret;
-
-	/* That write_index can be stored, without storing it yet */
-	if (get_user(old, &ureg->write_index) ||
-	    put_user(old, &ureg->write_index))
-		return -EFAULT;
 
 	/* Registrations through the file meanwhile may need a larger array */
 	do {
@@ -979,6 +964,7 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 	struct user_reg reg;
 	bool created;
 	char *cmd;
+	u32 old;
 	int ret;
 
 	ret = user_struct_copy(&reg, sizeof(reg),
@@ -1001,6 +987,14 @@ static long user_events_ioctl_reg(struct user_event_file *uf,
 		user_event_format_free(fmt);
 		kfree(cmd);
 		return -EPERM;
+	}
+
+	/* That write_index can be stored, before anything is made */
+	if (get_user(old, &ureg->write_index) ||
+	    put_user(old, &ureg->write_index)) {
+		user_event_format_free(fmt);
+		kfree(cmd);
+		return -EFAULT;
 	}
 
 	/* An old event of the name may still be held by an mm that went */

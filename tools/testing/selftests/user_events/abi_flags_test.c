@@ -2,11 +2,14 @@
 /*
  * What DIAG_IOCSREG refuses, and its flags: kernel.user_events_max and
  * kernel.user_events_max_enablers, PERSIST without CAP_PERFMON, the order
- * in which DIAG_IOCSREG checks its errors, the error_log lines (bytes
+ * in which DIAG_IOCSREG checks its errors, a write_index that cannot be
+ * stored, the error_log lines (bytes
  * that are not printable escaped), reserved names, and the PERSIST and
  * MULTI_FORMAT flags.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +373,11 @@ TEST_F_TIMEOUT(abi, reg_errno_order, TIMEOUT)
 	EXPECT_EQ(0, ue_exit_code(status)) TH_LOG("EPERM expected");
 	reg->flags = 0;
 
+	/* A write_index that cannot be stored: before any event is looked up */
+	ASSERT_EQ(0, mprotect(buf, page_size, PROT_READ));
+	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, reg));	/* write_index */
+	ASSERT_EQ(0, mprotect(buf, page_size, PROT_READ | PROT_WRITE));
+
 	EXPECT_EQ(-EADDRINUSE, ue_reg_raw(self->fd, reg));	/* other fields */
 
 	reg->name_args = (__u64)(uintptr_t)EV_C " u32 c";
@@ -386,6 +394,51 @@ TEST_F_TIMEOUT(abi, reg_errno_order, TIMEOUT)
 
 	munmap(ro, page_size);
 	munmap(buf, 2 * page_size);
+}
+
+/*
+ * A registration whose write_index cannot be stored makes nothing, even
+ * for a moment: a status poller sees no change, the word stays free.
+ */
+TEST_F_TIMEOUT(abi, reg_write_index_readonly, TIMEOUT)
+{
+	char path[UE_PATH_MAX], buf[4096];
+	struct pollfd p;
+	struct user_reg *reg;
+	__u32 word = 0;
+	char *page;
+	int sfd;
+
+	page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	reg = (struct user_reg *)page;
+	memset(reg, 0, sizeof(*reg));
+	reg->size = sizeof(*reg);
+	reg->enable_size = sizeof(word);
+	reg->enable_addr = (__u64)(uintptr_t)&word;
+	reg->name_args = (__u64)(uintptr_t)EV_A " u32 a";
+	ASSERT_EQ(0, mprotect(page, page_size, PROT_READ));
+
+	sfd = open(ue_path(path, "user_events_status"), O_RDONLY);
+	ASSERT_LE(0, sfd);
+	while (read(sfd, buf, sizeof(buf)) > 0)
+		;
+	p.fd = sfd;
+	p.events = POLLPRI;
+	ASSERT_EQ(0, poll(&p, 1, 0)) TH_LOG("revents %#x", p.revents);
+
+	EXPECT_EQ(-EFAULT, ue_reg_raw(self->fd, reg));
+	EXPECT_EQ(0, poll(&p, 1, 0))
+		TH_LOG("revents %#x: an event came and went", p.revents);
+	EXPECT_FALSE(ue_event_exists(NULL, EV_A));
+	EXPECT_EQ(0, word);
+	close(sfd);
+
+	ASSERT_EQ(0, mprotect(page, page_size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, ue_reg_raw(self->fd, reg));
+	EXPECT_EQ(0, ue_unreg(self->fd, &word, 0));
+	munmap(page, page_size);
 }
 
 TEST_F_TIMEOUT(abi, error_log, TIMEOUT)

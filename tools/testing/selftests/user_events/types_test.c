@@ -287,6 +287,18 @@ TEST_F_TIMEOUT(types, total_limit, TIMEOUT)
 	EXPECT_EQ(-EMFILE, reg_one(fc, EV_LIM "1", &w[n++]));
 	EXPECT_FALSE(ue_event_exists(NULL, EV_LIM "1"));
 
+	/*
+	 * A group whose own limit was never written, at the total with its
+	 * own events alone: its line names the total, which is what to raise.
+	 */
+	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, 1));
+	EXPECT_EQ(-EMFILE, reg_one(fc, EV_LIM "2", &w[n++]));
+	ASSERT_EQ(0, ue_errlog_msg_in("instances/" GC "/error_log",
+				      EV_LIM "2 u32 a", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "Too many events (kernel.user_events_max)"))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, active + 6));
+
 	/* Existing events are still found */
 	EXPECT_EQ(0, reg_one(fh, EV_LIM "0", &w[n++]));
 

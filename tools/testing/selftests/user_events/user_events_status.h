@@ -114,13 +114,15 @@ static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
 }
 
 /*
- * The message of the last error_log entry whose command is exactly @cmd,
- * without its timestamp ("user_events: error: ..."); 0 or -ENOENT.
+ * The message of the last entry of the error_log at @log (relative to
+ * tracefs) whose command is exactly @cmd, without its timestamp
+ * ("user_events: error: ..."); 0 or -ENOENT.
  */
-static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
+static inline int ue_errlog_msg_in(const char *log, const char *cmd,
+				   char *msg, size_t size)
 {
 	static const char prefix[] = "  Command: ";
-	char *buf = ue_read_tracefs("error_log");
+	char *buf = ue_read_tracefs(log);
 	char *p, *eol, *prev = NULL, *ts;
 	size_t plen = sizeof(prefix) - 1;
 	int ret = -ENOENT;
@@ -143,6 +145,12 @@ static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
 	}
 	free(buf);
 	return ret;
+}
+
+/* The same in the top-level error_log */
+static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
+{
+	return ue_errlog_msg_in("error_log", cmd, msg, size);
 }
 
 /* --- capabilities ---------------------------------------------------------- */
