@@ -3,10 +3,7 @@
 #
 # bpftrace on user events: it attaches a BPF program to an event's
 # tracepoint through perf, counts every record and reads fields through
-# args->field; and the same on a group's event written through the
-# container recipe, when the kernel has groups.  Each case is skipped only
-# when bpftrace is not installed (or, for the group case, when tracefs
-# instances have no user_events_data).
+# args->field.  Each case is skipped only when bpftrace is not installed.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 # shellcheck source=tools_lib.sh
@@ -101,90 +98,8 @@ test_bpftrace_args() {
 	return $rc
 }
 
-# The group case: a group's event (instances/$GROUP), written by the
-# unmodified emitter through the container recipe: the group's
-# user_events_data bind-mounted over the top-level one in a mount
-# namespace of its own.
-GROUP=selftest_bpftrace
-GSYS=user_events_$GROUP
-GFIELDS='u32 seq; char[8] s'
-
-# has_groups: a tracefs instance gets a group of user events
-has_groups() {
-	local d=$TRACEFS/instances/$GROUP ret=1
-
-	mkdir "$d" 2>/dev/null || return 1
-	[ -e "$d/user_events_data" ] && ret=0
-	rmdir "$d"
-	return $ret
-}
-
-# gprinted: bpftrace printed a line for every record (it does not read
-# what is still in its buffers when it stops)
-gprinted() {
-	[ "$(grep -c 's=grp' bpftrace-group.log)" -ge "$NR_RECORDS" ]
-}
-
-# Make the group and its persistent event, start bpftrace, wait until it
-# uses the event, write NR_RECORDS records (seq=1.., s=grp), wait until
-# bpftrace printed them, stop it, delete all; each record printed once
-test_group_bpftrace() {
-	local ev=__self_tools_gbpf_$$ rc=0 pid i n
-
-	mkdir "$TRACEFS/instances/$GROUP" || return 1
-	# -w 1: register (persistent) and give up on writing at once
-	gemit -p -w 1 "$ev $GFIELDS" 0 x
-	if [ ! -d "$TRACEFS/events/$GSYS/$ev" ]; then
-		ktap_print_msg "the emitter did not create $GSYS/$ev"
-		rmdir "$TRACEFS/instances/$GROUP"
-		return 1
-	fi
-	bpftrace -B line -e "tracepoint:$GSYS:$ev {
-		printf(\"seq=%u s=%s\\n\", args->seq, args->s); }" \
-		>bpftrace-group.log 2>&1 &
-	pid=$!
-	PIDS+=("$pid")
-	if ! wait_tool "$READY_SECS" "$pid" gused_by "$ev" perf; then
-		ktap_print_msg "bpftrace did not attach to $GSYS:$ev $(not_ready)"
-		rc=1
-	else
-		sleep 1
-		for i in $(seq "$NR_RECORDS"); do
-			[ "$i" = 1 ] || sleep 0.3
-			gemit "$ev $GFIELDS" "$i" grp || rc=1
-		done
-		sleep 1
-		if ! wait_tool "$STOP_SECS" "$pid" gprinted; then
-			ktap_print_msg "bpftrace did not print every record"
-			rc=1
-		fi
-	fi
-	stop "$pid" || rc=1
-	wait_for 10 gdelete "$ev" || rc=1
-	rmdir "$TRACEFS/instances/$GROUP" || rc=1
-	if [ "$rc" != 0 ]; then
-		diag bpftrace-group.log
-		return 1
-	fi
-	for i in $(seq "$NR_RECORDS"); do
-		n=$(grep -F "seq=" bpftrace-group.log | grep -c "seq=$i s=grp")
-		if [ "$n" != 1 ]; then
-			ktap_print_msg "record $i: $n line(s) in bpftrace-group.log"
-			rc=1
-		fi
-	done
-	[ "$rc" = 0 ] || diag bpftrace-group.log
-	return $rc
-}
-
 tools_start
-rmdir "$TRACEFS/instances/$GROUP" 2>/dev/null
-ktap_set_plan 3
+ktap_set_plan 2
 run_case bpftrace bpftrace_count test_bpftrace_count
 run_case bpftrace bpftrace_args test_bpftrace_args
-if ! command -v bpftrace >/dev/null || has_groups; then
-	run_case bpftrace group_bpftrace test_group_bpftrace
-else
-	ktap_test_skip "group_bpftrace (tracefs instances have no user_events_data)"
-fi
 ktap_finished
