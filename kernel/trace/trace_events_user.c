@@ -79,7 +79,8 @@ static const char * const user_event_busy_errs[] = {
 
 /**
  * user_event_log_tr - log a rejected command in an instance's error_log
- * @tr:		the instance; NULL: the top-level error_log
+ * @tr:		the trace array whose error_log gets the line; NULL: the
+ *		top-level one
  * @cmd:	the command (or name) as the caller gave it
  * @type:	enum user_event_err
  * @pos:	byte offset of the offending token in @cmd

@@ -13,7 +13,7 @@
  *   user_event_bits.lock	an event's enablers, the value of its bits, and
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
- *   user_event_gone.lock	a group's enablers of gone mms (taken under
+ *   user_event_gone.lock	enablers of gone mms with last references (under
  *				user_event_mm.lock only; queues the work)
  *
  * A toggle (user_event_bits_set()) only trylocks mmap_lock and the folio
@@ -436,8 +436,8 @@ static bool user_event_enabler_try(struct user_event_enabler *e, bool on)
 /**
  * user_event_bits_init - initialize the enable bits of a new event
  * @bits:	the event's bits
- * @gone:	where the last references of its gone registrations go: its
- *		group's, which must stay until the event is deleted
+ * @gone:	where the last references of its gone registrations go,
+ *		which must stay until the event is deleted
  */
 void user_event_bits_init(struct user_event_bits *bits,
 			  struct user_event_gone *gone)
@@ -854,8 +854,8 @@ static int user_event_newest_first(void *priv, const struct list_head *a,
  * Newest event first: the trace core looks for a deleted event's file in
  * newest-first lists, so dropping many events takes linear time.  Each
  * deletion takes the trace core's locks: reschedule between them.  What
- * it drops may be the last event of the group that @gone belongs to, so
- * nothing of @gone is touched after the first of them.
+ * it drops may be the last event that keeps @gone, so nothing of @gone is
+ * touched after the first of them.
  */
 static void user_event_gone_work(struct work_struct *work)
 {
@@ -876,8 +876,8 @@ static void user_event_gone_work(struct work_struct *work)
 }
 
 /**
- * user_event_gone_init - initialize where a group's gone registrations go
- * @gone:	the group's
+ * user_event_gone_init - initialize where gone registrations go
+ * @gone:	for the events whose registrants' exits are waited for together
  */
 void user_event_gone_init(struct user_event_gone *gone)
 {
@@ -887,13 +887,13 @@ void user_event_gone_init(struct user_event_gone *gone)
 }
 
 /**
- * user_event_mm_flush - finish dropping the gone registrations of a group
- * @gone:	the group's, kept by the caller
+ * user_event_mm_flush - finish dropping the gone registrations of @gone
+ * @gone:	kept by the caller
  *
  * __mmput() leaves events' last references to @gone's work: this waits for
- * it, so that the exit of a registrant of the group is complete unless a
- * /proc reader held its mm.  Exits of other groups' registrants are not
- * waited for.  Must not be called with event_mutex held.
+ * it, so that the exit of a registrant of @gone's events is complete unless
+ * another process held its mm.  Exits of registrants of other events are
+ * not waited for.  Must not be called with event_mutex held.
  */
 void user_event_mm_flush(struct user_event_gone *gone)
 {
@@ -903,9 +903,9 @@ void user_event_mm_flush(struct user_event_gone *gone)
 /*
  * Queued only by the enabler that makes the list non-empty, under its
  * lock: every run of the work then finds at least one enabler, whose
- * reference keeps the group until the run is done with it.  A run queued
- * for each enabler could find the list taken by the run before it and
- * start after the group went.
+ * reference keeps @gone until the run is done with it.  A run queued for
+ * each enabler could find the list taken by the run before it and start
+ * after @gone went.
  */
 static void user_event_gone_add(struct user_event_enabler *e)
 {
@@ -942,7 +942,7 @@ void __user_events_mm_exit(struct mm_struct *mm)
 	 * core's locks, and __mmput() may run with any of them held: uprobes
 	 * drop mms under event_mutex, a reader printing a user stack under
 	 * trace_event_sem.  So none is even tried here: the enabler goes to
-	 * its event's group, whose work drops it.
+	 * its event's user_event_gone, whose work drops it.
 	 */
 	mutex_lock(&uemm->lock);
 	rbtree_postorder_for_each_entry_safe(e, tmp, &uemm->enablers, node) {

@@ -33,11 +33,12 @@ struct user_event_word {
  * @enablers:	the registrations (trace_events_user_mm.c)
  * @work:	drops them, newest event first
  *
- * Each group has one, so that waiting for the exits of a group's
- * registrants (user_event_mm_flush()) never waits for another group's.
- * The group may go with its last event: each run of @work finds at least
- * one registration, whose reference keeps the group, and touches nothing
- * of it once it starts dropping them.
+ * The events that share one are waited for together: waiting for the
+ * exits of their registrants (user_event_mm_flush()) never waits for the
+ * registrants of events with another.  Whatever holds it may go with its
+ * last event: each run of @work finds at least one registration, whose
+ * reference keeps the event, and touches nothing of @gone once it starts
+ * dropping them.
  */
 struct user_event_gone {
 	spinlock_t		lock;	/* enablers */
