@@ -948,12 +948,11 @@ static int user_reg_file_add(struct user_event_file *uf,
 	if (ret)
 		return ret;
 
-	/* Unmapped meanwhile: the registration goes, the index stays */
-	if (put_user(ri.idx, &ureg->write_index)) {
-		user_event_enabler_remove(w->addr, w->bit);
-		return -EFAULT;
-	}
-	return 0;
+	/*
+	 * Unmapped meanwhile: the registration stays for DIAG_IOCSUNREG (the
+	 * word's may be another thread's by now).
+	 */
+	return put_user(ri.idx, &ureg->write_index) ? -EFAULT : 0;
 }
 
 static long user_events_ioctl_reg(struct user_event_file *uf,
