@@ -29,8 +29,8 @@
  *
  *	user_event_emit --wait NAME [-w MS] [STATUS_FILE]
  *
- * registers nothing: waits until user_events_status (or STATUS_FILE, a
- * group's instances/G/user_events_status say) lists the event NAME (up to
+ * registers nothing: waits until user_events_status (or another status
+ * file, STATUS_FILE) lists the event NAME (up to
  * MS milliseconds with -w), polling the status file for EPOLLPRI, as a
  * consumer that starts before the producer does.
  *
