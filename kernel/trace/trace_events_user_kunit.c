@@ -1151,8 +1151,7 @@ static void user_test_errs(struct kunit *test)
 		KUNIT_EXPECT_GT(test, strlen(user_event_errs[i]), 0);
 	}
 	KUNIT_EXPECT_STREQ(test, user_event_errs[E(NONE)], "No error");
-	KUNIT_EXPECT_STREQ(test, user_event_errs[E(EVENT_BUSY)],
-			   "Event is busy");
+	KUNIT_EXPECT_STREQ(test, user_event_errs[E(NO_EVENT)], "No such event");
 
 	/* Freeing NULL is fine */
 	user_event_format_free(NULL);

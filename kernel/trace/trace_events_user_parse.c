@@ -65,7 +65,6 @@ const char *user_event_errs[USER_EVENT_ERR_MAX] = {
 	[USER_EVENT_ERR_TOO_MANY_REGS] =
 		"Too many registrations in this process (kernel.user_events_max_enablers)",
 	[USER_EVENT_ERR_NO_EVENT] = "No such event",
-	[USER_EVENT_ERR_EVENT_BUSY] = "Event is busy",
 	[USER_EVENT_ERR_NO_TYPES] = "No trace event types left for user events",
 };
 
