@@ -35,8 +35,8 @@
  * its reg callback attached, user_event_used() adds any other probe
  */
 #define USER_EVENT_USED_FTRACE	BIT(0)
-#define USER_EVENT_USED_PERF	BIT(1)
-#define USER_EVENT_USED_OTHER	BIT(2)
+#define USER_EVENT_USED_OTHER	BIT(1)
+#define USER_EVENT_USED_PERF	BIT(2)
 
 /**
  * struct user_event - one event, single- or multi-format
