@@ -1143,8 +1143,7 @@ static int __init user_events_init(void)
 
 	user_event_gone_init(&user_event_global.gone);
 
-	/* Not merged, so that /proc/slabinfo shows what events take */
-	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT | SLAB_NO_MERGE);
+	user_event_cache = KMEM_CACHE(user_event, SLAB_ACCOUNT);
 	if (!user_event_cache || user_event_mm_init()) {
 		pr_warn("user_events: could not create the slab caches\n");
 		kmem_cache_destroy(user_event_cache);

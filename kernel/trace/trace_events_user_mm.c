@@ -983,9 +983,7 @@ static struct ctl_table user_event_mm_sysctls[] = {
  */
 int __init user_event_mm_init(void)
 {
-	/* Not merged, so that /proc/slabinfo shows what registrations take */
-	user_event_enabler_cache = KMEM_CACHE(user_event_enabler,
-					      SLAB_ACCOUNT | SLAB_NO_MERGE);
+	user_event_enabler_cache = KMEM_CACHE(user_event_enabler, SLAB_ACCOUNT);
 	user_event_mm_wq = alloc_workqueue("user_events_mm", WQ_UNBOUND, 0);
 	if (!user_event_enabler_cache || !user_event_mm_wq) {
 		kmem_cache_destroy(user_event_enabler_cache);
