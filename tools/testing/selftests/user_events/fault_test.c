@@ -450,12 +450,12 @@ TEST_F_TIMEOUT(ft, fork_with_enablers, TIMEOUT)
  * Enabling in ftrace: the write succeeds or fails cleanly, and the bits
  * follow whatever state the event ended in.
  *
- * Another event stays enabled meanwhile.  The first enabled event starts
- * the trace core's recording of task names, whose failure to register
- * its sched_switch probe is ignored by tracing_start_sched_switch() and
- * then WARNs in tracepoint_probe_unregister() when the last event is
- * disabled: a splat of the 6.12 trace core, not of user_events, so the
- * walk leaves that allocation out by keeping the recording referenced.
+ * Another event stays enabled meanwhile, so that the trace core's
+ * recording of task names is already on.  Its start ignores a failure to
+ * register its sched_switch probe (tracing_start_sched_switch()) and its
+ * stop then WARNs in tracepoint_probe_unregister(): a defect of that
+ * recording, not of user events, which this walk keeps out of its
+ * failure points.
  */
 TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 {
