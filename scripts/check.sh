@@ -23,7 +23,9 @@ set -e
 
 log "booting the test kernel for KUnit and the kselftests"
 set +e
+# slab_nomerge: the check after the tests finds user_events' caches by name
 "$TOP/scripts/vm.sh" --flavour test --results "$OUT/vm" --timeout "${CHECK_TIMEOUT:-3600}" \
+	--append slab_nomerge \
 	-- "$TOP/scripts/guest-check.sh" "$BUILD/kselftest/test"
 vmrc=$?
 set -e
