@@ -13,8 +13,8 @@
  *   user_event_bits.lock	an event's enablers, the value of its bits, and
  *				every write of one of their words
  *   user_event_mm.pending_lock	the mm's enablers waiting for its work
- *   user_event_gone.lock	enablers of gone mms with last references (under
- *				user_event_mm.lock only; queues the work)
+ *   user_event_gone.lock	enablers of gone mms with last references (alone,
+ *				or in user_event_mm.lock; queues the work)
  *
  * A toggle (user_event_bits_set()) only trylocks mmap_lock and the folio
  * lock, and never faults: what it cannot write goes to the mm's work, which
@@ -460,6 +460,7 @@ void user_event_bits_init(struct user_event_bits *bits,
  */
 void user_event_bits_set(struct user_event_bits *bits, bool on)
 {
+	struct user_event_mm *kicked = NULL;
 	struct user_event_enabler *e;
 	bool deferred = false;
 
@@ -474,10 +475,19 @@ void user_event_bits_set(struct user_event_bits *bits, bool on)
 			}
 			cond_resched();
 		}
-		/* After the walk, or the work could find bits->lock taken */
-		if (deferred)
-			list_for_each_entry(e, &bits->enablers, event_link)
-				user_event_mm_kick(e->uemm);
+		/*
+		 * After the walk, or the work could find bits->lock taken.  A
+		 * process's registrations of the event are mostly next to each
+		 * other: its mm is kicked once for each run of them.
+		 */
+		if (deferred) {
+			list_for_each_entry(e, &bits->enablers, event_link) {
+				if (e->uemm != kicked)
+					user_event_mm_kick(e->uemm);
+				kicked = e->uemm;
+				cond_resched();
+			}
+		}
 	}
 	mutex_unlock(&bits->lock);
 }
