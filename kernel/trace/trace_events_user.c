@@ -31,8 +31,8 @@
  * Locking, outermost first:
  *   event_mutex		events, their refs reaching 0, status
  *   mmap_lock, then the locks of trace_events_user_mm.c
- *   user_event_file.lock	a file's index array: DIAG_IOCSREG takes it
- *				in mmap_lock and user_event_mm.lock only
+ *   user_event_file.lock	a file's index array: taken alone, or in
+ *				user_event_mm.lock (the publish callback)
  * event_mutex and user_event_file.lock are never held together, and
  * neither is held while waiting for an mm or a fault: processes that
  * share a file never wait for each other's memory.  The write path takes

@@ -639,14 +639,15 @@ static void op_reg(struct __test_metadata *_metadata)
 		x.err = EINVAL;
 	else if (cmd_kind >= 86)
 		x.unknown = true;
+	else if (rostruct)
+		/* write_index: checked before the name is looked up */
+		x.err = EFAULT;
 	else if (!multi && find_event(name, fl, false) >= 0 &&
 		 g.events[find_event(name, fl, false)].fl != fl)
 		x.err = EADDRINUSE;
 
 	if (!x.err) {
-		if (rostruct)
-			x.late = EFAULT;
-		else if (addr_kind == A_LATE)
+		if (rostruct || addr_kind == A_LATE)
 			x.late = EFAULT;
 		if (!x.unknown)
 			x.err = x.late;
