@@ -116,14 +116,15 @@ static inline int ue_errlog_find(const char *cmd_part, char *cmd, size_t size,
 /*
  * The message of the last entry of the error_log at @log (relative to
  * tracefs) whose command is exactly @cmd, without its timestamp
- * ("user_events: error: ..."); 0 or -ENOENT.
+ * ("user_events: error: ..."), and in @pos (unless NULL) where its caret
+ * is in the command (-1: none); 0 or -ENOENT.
  */
 static inline int ue_errlog_msg_in(const char *log, const char *cmd,
-				   char *msg, size_t size)
+				   char *msg, size_t size, int *pos)
 {
 	static const char prefix[] = "  Command: ";
 	char *buf = ue_read_tracefs(log);
-	char *p, *eol, *prev = NULL, *ts;
+	char *p, *eol, *prev = NULL, *ts, *caret;
 	size_t plen = sizeof(prefix) - 1;
 	int ret = -ENOENT;
 
@@ -140,6 +141,10 @@ static inline int ue_errlog_msg_in(const char *log, const char *cmd,
 					 (int)(p - 1 - ts - 2), ts + 2);
 				ret = 0;
 			}
+			caret = *eol ? strchr(eol + 1, '^') : NULL;
+			if (pos)
+				*pos = caret && caret < strchrnul(eol + 1, '\n') ?
+				       (int)(caret - eol - 1 - plen) : -1;
 		}
 		prev = p;
 	}
@@ -150,7 +155,7 @@ static inline int ue_errlog_msg_in(const char *log, const char *cmd,
 /* The same in the top-level error_log */
 static inline int ue_errlog_msg(const char *cmd, char *msg, size_t size)
 {
-	return ue_errlog_msg_in("error_log", cmd, msg, size);
+	return ue_errlog_msg_in("error_log", cmd, msg, size, NULL);
 }
 
 /* --- capabilities ---------------------------------------------------------- */
