@@ -27,7 +27,9 @@ printed() {
 # which emit writes once bpftrace has attached (its BEGIN probe fires after
 # the attach).  PROG prints LAST N times for them: once it has (bpftrace
 # does not read what is still in its buffers when it stops), stop bpftrace
-# with SIGINT, as a user would, so that it prints its maps into LOG.
+# with SIGINT, as a user would, so that it prints its maps into LOG
+# (bpftrace 0.17 sees a SIGINT only when epoll_wait() fails with EINTR:
+# stop() presses ^C again until it goes).
 bpftrace_run() {
 	local ev=$1 rc=0 pid
 

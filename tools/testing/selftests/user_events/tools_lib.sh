@@ -46,7 +46,7 @@ WORD=hello
 # A signed field narrower than 32 bits is printed with %d, as Linux writes
 # it; libtraceevent 1.7 then shows a negative value as the unsigned one of
 # the field's size (-300 in an s16 as 65236), so those fields carry
-# positive values here.  bpftrace reads them as signed (its test has -300).
+# positive values here.
 value() {
 	case "$1" in
 	seq) V=$2 ;;
@@ -250,10 +250,9 @@ show_stuck() {
 
 # stop PID: SIGINT, as a user ends a tool; kill it after STOP_SECS.  Fails
 # unless the tool exits 0 or by the SIGINT itself (perf re-raises it).
-# bpftrace 0.17 looks at the flag its SIGINT handler sets only when
-# epoll_wait() fails with EINTR, so a SIGINT that lands while it runs
-# between two waits is lost and it goes on forever: press ^C again every
-# 10 s, as a user would.
+# A tool that looks at the flag its SIGINT handler sets only when a wait
+# fails with EINTR loses a SIGINT that lands between two waits and goes
+# on forever: press ^C again every 10 s, as a user would.
 stop() {
 	local pid=$1 rc i sigs=0 end=$((SECONDS + STOP_SECS))
 
