@@ -129,9 +129,6 @@ struct user_parse_err {
 
 int user_event_parse(const char *cmd, struct user_event_format **out,
 		     struct user_parse_err *err);
-int user_event_parse_fields(const char *name, const char *fields,
-			    struct user_event_format **out,
-			    struct user_parse_err *err);
 void user_event_format_free(struct user_event_format *fmt);
 bool user_event_format_equal(const struct user_event_format *a,
 			     const struct user_event_format *b);

@@ -801,49 +801,6 @@ int user_event_parse(const char *cmd, struct user_event_format **out,
 }
 
 /**
- * user_event_parse_fields - parse an event name and its fields separately
- * @name:	event name, without flags
- * @fields:	"Field1[;Field2...]"; NULL or "" for an event without fields
- * @out:	on success, the parsed format (free with user_event_format_free())
- * @err:	on -EINVAL, why and where; positions count in the command
- *		"@name @fields" (name, one space, fields); may be NULL
- *
- * The same rules as user_event_parse() apply, to a name and a fields
- * text given apart (such as user_event_format_fields_text() writes).
- *
- * Return: 0, -EINVAL for a malformed name or fields, or -ENOMEM.
- */
-int user_event_parse_fields(const char *name, const char *fields,
-			    struct user_event_format **out,
-			    struct user_parse_err *err)
-{
-	struct user_word w;
-	size_t flen;
-	int bad;
-
-	user_parse_init(out, err);
-
-	if (!fields)
-		fields = "";
-	w.s = name;
-	w.len = strnlen(name, USER_EVENT_CMD_MAX);
-	w.pos = 0;
-	flen = strnlen(fields, USER_EVENT_CMD_MAX);
-	if (w.len + 1 + flen >= USER_EVENT_CMD_MAX)
-		return user_parse_fail(err, USER_EVENT_ERR_CMD_TOO_LONG, 0);
-
-	if (!w.len)
-		return user_parse_fail(err, USER_EVENT_ERR_NO_NAME, 0);
-	bad = user_ident_bad_char(w.s, w.len);
-	if (bad >= 0)
-		return user_parse_fail(err, USER_EVENT_ERR_BAD_NAME, bad);
-	if (user_name_reserved(&w))
-		return user_parse_fail(err, USER_EVENT_ERR_RESERVED_NAME, 0);
-
-	return user_parse_build(&w, fields, w.len + 1, out, err);
-}
-
-/**
  * user_event_format_free - free a format from user_event_parse()
  * @fmt:	the format, or NULL
  */
@@ -983,7 +940,8 @@ bool user_event_format_match_args(const struct user_event_format *fmt,
  * @len:	size of @buf
  *
  * Writes the canonical fields text, "u32 a; char[16] s; struct x y 20",
- * which user_event_parse_fields() parses back into an equal format.
+ * which user_event_parse() parses back, after a name, into an equal
+ * format.
  * An event without fields gives "".
  *
  * Return: the length of the whole text (without its NUL), as snprintf().

@@ -10,7 +10,7 @@
  * The tests register output-only trace events (no event call, nothing in
  * tracefs) until no type is left, so they must run while nothing else
  * registers events: at boot, built in.  The reserve case also creates a
- * user event of the global group, and deletes it.
+ * user event, and deletes it.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
