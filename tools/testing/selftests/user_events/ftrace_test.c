@@ -42,7 +42,7 @@
 #define EV_BYTES	UE_PREFIX "ft_bytes"
 #define EV_MASK		UE_PREFIX "ft_mask"
 
-/* Trace instances of the instances test ('-' in their names) */
+/* Trace instances of the instances test */
 #define INST_A		"instances/" UE_PREFIX "ft-a"
 #define INST_B		"instances/" UE_PREFIX "ft-b"
 

@@ -3,7 +3,8 @@
  * The exits of a group's processes.  The events whose last references
  * they held are deleted by the group's own work: the group's
  * registrations, DIAG_IOCSDEL and status reads wait for it, other
- * groups' calls do not, and it never runs for a group that went.
+ * groups' calls do not, and it never runs for a group that went.  And
+ * kernel.user_events_max, the limit of all groups together.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "../kselftest_harness.h"
 #include "user_events_selftests.h"
 #include "group_common.h"
+#include "user_events_status.h"
 
 #define TIMEOUT		300
 
@@ -25,6 +27,11 @@
 #define RACE_PROBES	4
 #define RACE_FUNC	"user_event_gone_work"
 #define RACE_WAIT_MS	10000
+
+#define KPROBE		UE_PREFIX "gr_kp"
+/* A third group, for the limit of all groups together */
+#define GC		"selftest_gc"
+#define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 
 /* Kprobes and kretprobes with a stack trace on the group's exit work */
 static int race_probes(bool add)
@@ -49,14 +56,16 @@ static int race_probes(bool add)
 static void cleanup(void)
 {
 	race_probes(false);
+	ue_dyn_cmd("-:" KPROBE "\n");
 	grmdir(RACE);
 	ue_cleanup_sys(SYS_B, EV);
 	grmdir(GA);
 	grmdir(GB);
+	grmdir(GC);
 }
 
 FIXTURE(group) {
-	int unused;
+	long saved_max;		/* kernel.user_events_max to restore, or -1 */
 };
 
 FIXTURE_SETUP(group)
@@ -64,6 +73,7 @@ FIXTURE_SETUP(group)
 	const char *reason = ue_setup();
 	char path[UE_PATH_MAX];
 
+	self->saved_max = -1;
 	if (reason)
 		SKIP(return, "%s", reason);
 	if (!ue_exists(ue_path(path, "instances")))
@@ -76,6 +86,8 @@ FIXTURE_SETUP(group)
 /* Registrations end with the test process: then the groups can go */
 FIXTURE_TEARDOWN_PARENT(group)
 {
+	if (self->saved_max >= 0)
+		ue_write_long(MAX_SYSCTL, self->saved_max);
 	if (!ue_setup())
 		cleanup();
 }
@@ -237,6 +249,97 @@ TEST_F_TIMEOUT(group, exits_race_rmdir, TIMEOUT)
 	race_probes(false);
 	ksft_print_msg("%d trials, %d probes on %s\n", trials, probes,
 		       RACE_FUNC);
+}
+
+/* Register "@name u32 a" in @fd: 0 or -errno */
+static int reg_one(int fd, const char *name, __u32 *word)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
+	return ue_reg(fd, cmd, word, 0, NULL);
+}
+
+/*
+ * kernel.user_events_max is the total of every group's events: two groups
+ * at their own limits leave a host event and a third group's creatable,
+ * and the total refuses more in any group (EMFILE, with its error_log
+ * line) while a kprobe can still be made.
+ */
+TEST_F_TIMEOUT(group, total_limit, TIMEOUT)
+{
+	char path[UE_PATH_MAX], name[64], msg[256];
+	static __u32 w[16];
+	long active = 0, busy = 0;
+	int fa, fb, fc, fh, i, n = 0;
+
+	if (!ue_exists(MAX_SYSCTL))
+		SKIP(return, "no %s (CONFIG_SYSCTL?)", MAX_SYSCTL);
+	ASSERT_EQ(0, gmkdir(GC));
+
+	/* Room for 2 + 2 events of the two groups and 2 more */
+	ASSERT_EQ(0, ue_read_long(MAX_SYSCTL, &self->saved_max));
+	ASSERT_EQ(0, ue_status_counts(&active, &busy));
+	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, active + 6));
+	ASSERT_EQ(0, ue_write_str(gpath(path, GA, "user_events_max"), "2\n"));
+	ASSERT_EQ(0, ue_write_str(gpath(path, GB, "user_events_max"), "2\n"));
+
+	fa = gopen(GA, "user_events_data", O_RDWR);
+	fb = gopen(GB, "user_events_data", O_RDWR);
+	fc = gopen(GC, "user_events_data", O_RDWR);
+	fh = ue_open();
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	ASSERT_LE(0, fc);
+	ASSERT_LE(0, fh);
+
+	/* Both groups at their limits */
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), EV "%d", i);
+		EXPECT_EQ(i < 2 ? 0 : -EMFILE, reg_one(fa, name, &w[n++]));
+		EXPECT_EQ(i < 2 ? 0 : -EMFILE, reg_one(fb, name, &w[n++]));
+	}
+
+	/* The host and a third group still create events */
+	EXPECT_EQ(0, reg_one(fh, EV "0", &w[n++]));
+	EXPECT_EQ(0, reg_one(fc, EV "0", &w[n++]));
+
+	/* The total is reached: no group creates more, wherever it is */
+	ASSERT_EQ(0, ue_errlog_clear());
+	EXPECT_EQ(-EMFILE, reg_one(fh, EV "1", &w[n++]));
+	ASSERT_EQ(0, ue_errlog_msg(EV "1 u32 a", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "Too many events (kernel.user_events_max)"))
+		TH_LOG("%s", msg);
+	EXPECT_EQ(-EMFILE, reg_one(fc, EV "1", &w[n++]));
+	EXPECT_FALSE(ue_event_exists(NULL, EV "1"));
+
+	/*
+	 * A group whose own limit was never written, at the total with its
+	 * own events alone: its line names the total, which is what to raise.
+	 */
+	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, 1));
+	EXPECT_EQ(-EMFILE, reg_one(fc, EV "2", &w[n++]));
+	ASSERT_EQ(0, ue_errlog_msg_in("instances/" GC "/error_log",
+				      EV "2 u32 a", msg, sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "Too many events (kernel.user_events_max)"))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, active + 6));
+
+	/* Existing events are still found */
+	EXPECT_EQ(0, reg_one(fh, EV "0", &w[n++]));
+
+	/* The kernel's own dynamic events are not user events */
+	if (ue_exists(ue_path(path, "kprobe_events"))) {
+		EXPECT_EQ(0, ue_dyn_cmd("p:" KPROBE " vfs_read\n"));
+		EXPECT_EQ(0, ue_dyn_cmd("-:" KPROBE "\n"));
+	}
+
+	close(fa);
+	close(fb);
+	close(fc);
+	close(fh);
+	for (i = 0; i < n; i++)
+		ue_unreg_own(&w[i], 0);
 }
 
 TEST_HARNESS_MAIN

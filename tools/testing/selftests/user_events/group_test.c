@@ -6,8 +6,7 @@
  * in the systems user_events_NAME and user_events_multi_NAME, in a name
  * space of their own: the same name with other fields in two groups is
  * two events, and EADDRINUSE, DIAG_IOCSDEL and MULTI_FORMAT ids stay
- * inside a group.  user_events_max limits one group, and
- * kernel.user_events_max all groups together; rmdir of the
+ * inside a group.  user_events_max limits one group; rmdir of the
  * instance fails with EBUSY while its group has events or open files.
  * poll() on a user_events_status reports EPOLLPRI | EPOLLERR when an
  * event of its group is created or deleted, and not otherwise.  A
@@ -43,11 +42,6 @@
 
 #define EV_MF		UE_PREFIX "gr_mf"
 #define EV_CT		UE_PREFIX "gr_ct"
-#define KPROBE		UE_PREFIX "gr_kp"
-
-/* A third group, for the limit of all groups together */
-#define GC		"selftest_gc"
-#define MAX_SYSCTL	"/proc/sys/kernel/user_events_max"
 
 /* Instance names of 64 and 65 bytes */
 #define N10		"0123456789"
@@ -60,7 +54,6 @@
 
 FIXTURE(group) {
 	char *trace;
-	long saved_max;		/* kernel.user_events_max to restore, or -1 */
 };
 
 /* ue_errlog_msg_in() in instance @name's error_log */
@@ -118,7 +111,6 @@ static void cleanup(void)
 	int i;
 
 	ue_dyn_cmd("-:" UE_PREFIX "gr_ep\n");
-	ue_dyn_cmd("-:" KPROBE "\n");
 	for (i = 0; i < 4; i++) {
 		snprintf(name, sizeof(name), GB "_%d", i);
 		grmdir(name);
@@ -138,7 +130,6 @@ static void cleanup(void)
 	ue_dyn_cmd("-:" SYS_B "/" EV " u64 b; u32 c\n");
 	grmdir(GA);
 	grmdir(GB);
-	grmdir(GC);
 }
 
 FIXTURE_SETUP(group)
@@ -147,7 +138,6 @@ FIXTURE_SETUP(group)
 	char path[UE_PATH_MAX];
 
 	self->trace = NULL;
-	self->saved_max = -1;
 	if (reason)
 		SKIP(return, "%s", reason);
 	if (!ue_exists(ue_path(path, "instances")))
@@ -161,8 +151,6 @@ FIXTURE_SETUP(group)
 /* Registrations end with the test process: then the groups can go */
 FIXTURE_TEARDOWN_PARENT(group)
 {
-	if (self->saved_max >= 0)
-		ue_write_long(MAX_SYSCTL, self->saved_max);
 	if (!ue_setup())
 		cleanup();
 }
@@ -419,96 +407,6 @@ TEST_F_TIMEOUT(group, per_group_limit, TIMEOUT)
 		ue_unreg(i < 4 ? fa : fb, &w[i], 0);
 	close(fa);
 	close(fb);
-}
-
-/* Register "@name u32 a" in @fd: 0 or -errno */
-static int reg_one(int fd, const char *name, __u32 *word)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "%s u32 a", name);
-	return ue_reg(fd, cmd, word, 0, NULL);
-}
-
-/*
- * kernel.user_events_max is the total of every group's events: two groups
- * at their own limits leave a host event and a third group's creatable,
- * and the total refuses more in any group (EMFILE, with its error_log
- * line) while a kprobe can still be made.
- */
-TEST_F_TIMEOUT(group, total_limit, TIMEOUT)
-{
-	char path[UE_PATH_MAX], name[64], msg[256];
-	static __u32 w[16];
-	long active = 0, busy = 0;
-	int fa, fb, fc, fh, i, n = 0, pos;
-
-	if (!ue_exists(MAX_SYSCTL))
-		SKIP(return, "no %s (CONFIG_SYSCTL?)", MAX_SYSCTL);
-	ASSERT_EQ(0, gmkdir(GC));
-
-	/* Room for 2 + 2 events of the two groups and 2 more */
-	ASSERT_EQ(0, ue_read_long(MAX_SYSCTL, &self->saved_max));
-	ASSERT_EQ(0, ue_status_counts(&active, &busy));
-	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, active + 6));
-	ASSERT_EQ(0, ue_write_str(gpath(path, GA, "user_events_max"), "2\n"));
-	ASSERT_EQ(0, ue_write_str(gpath(path, GB, "user_events_max"), "2\n"));
-
-	fa = gopen(GA, "user_events_data", O_RDWR);
-	fb = gopen(GB, "user_events_data", O_RDWR);
-	fc = gopen(GC, "user_events_data", O_RDWR);
-	fh = ue_open();
-	ASSERT_LE(0, fa);
-	ASSERT_LE(0, fb);
-	ASSERT_LE(0, fc);
-	ASSERT_LE(0, fh);
-
-	/* Both groups at their limits */
-	for (i = 0; i < 3; i++) {
-		snprintf(name, sizeof(name), EV "%d", i);
-		EXPECT_EQ(i < 2 ? 0 : -EMFILE, reg_one(fa, name, &w[n++]));
-		EXPECT_EQ(i < 2 ? 0 : -EMFILE, reg_one(fb, name, &w[n++]));
-	}
-
-	/* The host and a third group still create events */
-	EXPECT_EQ(0, reg_one(fh, EV "0", &w[n++]));
-	EXPECT_EQ(0, reg_one(fc, EV "0", &w[n++]));
-
-	/* The total is reached: no group creates more, wherever it is */
-	ASSERT_EQ(0, ue_errlog_clear());
-	EXPECT_EQ(-EMFILE, reg_one(fh, EV "1", &w[n++]));
-	ASSERT_EQ(0, ue_errlog_msg(EV "1 u32 a", msg, sizeof(msg)));
-	EXPECT_NE(NULL, strstr(msg, "Too many events (kernel.user_events_max)"))
-		TH_LOG("%s", msg);
-	EXPECT_EQ(-EMFILE, reg_one(fc, EV "1", &w[n++]));
-	EXPECT_FALSE(ue_event_exists(NULL, EV "1"));
-
-	/*
-	 * A group whose own limit was never written, at the total with its
-	 * own events alone: its line names the total, which is what to raise.
-	 */
-	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, 1));
-	EXPECT_EQ(-EMFILE, reg_one(fc, EV "2", &w[n++]));
-	ASSERT_EQ(0, gerrlog_msg(GC, EV "2 u32 a", msg, sizeof(msg), &pos));
-	EXPECT_NE(NULL, strstr(msg, "Too many events (kernel.user_events_max)"))
-		TH_LOG("%s", msg);
-	ASSERT_EQ(0, ue_write_long(MAX_SYSCTL, active + 6));
-
-	/* Existing events are still found */
-	EXPECT_EQ(0, reg_one(fh, EV "0", &w[n++]));
-
-	/* The kernel's own dynamic events are not user events */
-	if (ue_exists(ue_path(path, "kprobe_events"))) {
-		EXPECT_EQ(0, ue_dyn_cmd("p:" KPROBE " vfs_read\n"));
-		EXPECT_EQ(0, ue_dyn_cmd("-:" KPROBE "\n"));
-	}
-
-	close(fa);
-	close(fb);
-	close(fc);
-	close(fh);
-	for (i = 0; i < n; i++)
-		ue_unreg_own(&w[i], 0);
 }
 
 /* rmdir: EBUSY while the group has open files or events, then clean */

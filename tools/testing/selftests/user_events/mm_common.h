@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tests of the registrations of an address space share
- * (mm_test, mm_fuse_test, mm_race_test): their events' prefix, names and
- * timeouts, atomic loads and polls of shared words, registering through
- * a file closed at once, DIAG_IOCSDEL tried again while a holder goes
- * away, and a child process that answers questions about its copy of an
- * enable word.
+ * What the tests of the registrations of an address space share: their
+ * events' prefix, names and timeouts, atomic loads and polls of shared
+ * words, registering through a file closed at once, DIAG_IOCSDEL tried
+ * again while a holder goes away, and a child process that answers
+ * questions about its copy of an enable word.
  */
 #ifndef _USER_EVENTS_MM_COMMON_H
 #define _USER_EVENTS_MM_COMMON_H
