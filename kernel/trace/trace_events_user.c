@@ -727,13 +727,6 @@ static int user_events_open(struct inode *inode, struct file *file)
 	mutex_init(&uf->lock);
 	uf->group = group;
 	file->private_data = uf;
-	/*
-	 * The file has no position: a write is one whole record, pwrite()
-	 * only at 0.  Writers sharing the description need not take turns
-	 * on f_pos_lock, which a writer would hold while its payload
-	 * faults (a page of a slow file system) and stall all the others.
-	 */
-	file->f_mode &= ~FMODE_ATOMIC_POS;
 	return 0;
 }
 

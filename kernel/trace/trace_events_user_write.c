@@ -3,6 +3,7 @@
  * user_events: the write path.  Each probe copies the payload into its
  * record with page faults disabled; nothing here takes a lock of its own.
  */
+#include <linux/indirect_call_wrapper.h>
 #include <linux/pagemap.h>
 #include <linux/perf_event.h>
 #include <linux/uaccess.h>
@@ -148,8 +149,10 @@ void user_event_perf(void *data, struct user_event *ue,
 #endif
 
 /*
- * Run the event's probes, all of them this file's, directly; false if none.
- * The core's stub for a detached probe has another prototype: skipped.
+ * Run the probes on the event's tracepoint, as the tracepoint core runs a
+ * tracepoint's (a probe it could not remove is its stub for a while, which
+ * takes no arguments); false if none.  INDIRECT_CALL_2(): direct calls of
+ * the ftrace and perf probes where indirect calls are costly.
  */
 static bool user_event_probes(struct user_event *ue,
 			      struct user_event_write *w)
@@ -162,13 +165,13 @@ static bool user_event_probes(struct user_event *ue,
 	probe = rcu_dereference_sched(ue->tp.funcs);
 	if (likely(probe)) {
 		do {
-			/* A detached probe may turn into the core's stub */
 			fn = READ_ONCE(probe->func);
-			if (likely(fn == user_event_ftrace))
-				user_event_ftrace(probe->data, ue, w);
 #ifdef CONFIG_PERF_EVENTS
-			else if (fn == user_event_perf)
-				user_event_perf(probe->data, ue, w);
+			INDIRECT_CALL_2(fn, user_event_ftrace, user_event_perf,
+					probe->data, ue, w);
+#else
+			INDIRECT_CALL_1(fn, user_event_ftrace,
+					probe->data, ue, w);
 #endif
 		} while ((++probe)->func);
 	}

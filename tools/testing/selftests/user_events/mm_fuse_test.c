@@ -4,9 +4,8 @@
  * withholds its answers, a registrant can stall its own mmap_lock on a
  * FUSE page: the enable of its event still returns and other processes
  * still fork.  A word in a shared FUSE page whose READs are withheld never
- * parks a kernel worker.  A writer whose payload waits for FUSE, or a
- * registrant whose enable word does, delays no other writer or registrant
- * of its file description.
+ * parks a kernel worker.  A registrant whose enable word waits for FUSE
+ * delays no other registrant of its file description.
  */
 #include <errno.h>
 #include <ctype.h>
@@ -942,78 +941,16 @@ TEST_F_TIMEOUT(mm, fuse_shared_word_no_stuck_worker, TIMEOUT)
 	EXPECT_EQ(0, del_retry(self->ev, ASYNC_MS, &tries));
 }
 
-/* --- 3: writers of one file description ------------------------------- */
+/* --- 3: registrants of one file description --------------------------- */
 
-#define WRITER_MS	5000	/* bound of a write that nothing delays */
-
-/*
- * Writers that share a file description do not wait for one another: a
- * child's writev() whose payload is on a FUSE page whose READ is withheld
- * waits in its fault, and meanwhile a write() through the same description
- * returns at once (user_events_data has no position, so no f_pos_lock).
- */
-TEST_F_TIMEOUT(mm, shared_fd_writer_not_stalled, TIMEOUT)
-{
-	static __u32 word;
-	const char *why = NULL;
-	int ufd, ret, status = 0, idx = 0;
-	long long t0, ms;
-	char file[96], *map;
-	__u32 rec[2];
-	pid_t kid;
-
-	ret = fuse_start_test(self, file, sizeof(file), &why);
-	if (ret == 1)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
-	map = fuse_map_private(file, PROT_READ);
-	ASSERT_NE(MAP_FAILED, map);
-
-	ufd = ue_open();
-	ASSERT_LE(0, ufd);
-	ASSERT_EQ(0, ue_reg(ufd, self->cmd, &word, 0, &idx));
-	ASSERT_EQ(0, ue_enable(self->ev, true));
-
-	st_int(&self->fuse->withhold, 1);
-	kid = ue_fork();
-	ASSERT_LE(0, kid);
-	if (kid == 0) {
-		__u32 hdr = idx;
-		struct iovec v[2] = {
-			{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
-			{ .iov_base = map + 2 * page_size, .iov_len = 4 },
-		};
-
-		_exit(writev(ufd, v, 2) == 8 ? 0 : 1);
-	}
-	ASSERT_TRUE(fuse_wait_withheld(self->fuse))
-		TH_LOG("the child's payload was never read");
-	usleep(100 * 1000);
-
-	rec[0] = idx;
-	rec[1] = 7;
-	t0 = ue_now_ms();
-	EXPECT_EQ(8, write(ufd, rec, sizeof(rec)));
-	ms = ue_now_ms() - t0;
-	st_int(&self->fuse->withhold, 0);
-	EXPECT_GT(WRITER_MS, ms)
-		TH_LOG("a write waited %lld ms for a writer's fault", ms);
-	ASSERT_EQ(0, ue_wait_child(kid, 3 * WAIT_MS, &status));
-	EXPECT_EQ(0, ue_exit_code(status));
-
-	ASSERT_EQ(0, ue_enable(self->ev, false));
-	EXPECT_EQ(0, ue_unreg(ufd, &word, 0));
-	close(ufd);
-	munmap(map, FUSE_FILE_SIZE);
-	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
-}
+#define CALL_MS	5000	/* bound of a call that nothing delays */
 
 /*
- * Registrants that share a file description do not wait for one another
- * either: a child's DIAG_IOCSREG whose enable word is on a page of a
- * private FUSE mapping waits in the fault of that page while its READ is
- * withheld, and meanwhile a registration through the same description
- * returns at once.  Once the READ is answered, the child's returns too.
+ * Registrants that share a file description do not wait for one another: a
+ * child's DIAG_IOCSREG whose enable word is on a page of a private FUSE
+ * mapping waits in the fault of that page while its READ is withheld, and
+ * meanwhile a registration through the same description returns at once.
+ * Once the READ is answered, the child's returns too.
  */
 TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 {
@@ -1047,7 +984,7 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	EXPECT_EQ(0, ue_reg(ufd, self->cmd, &word, 0, NULL));
 	ms = ue_now_ms() - t0;
 	st_int(&self->fuse->withhold, 0);
-	EXPECT_GT(WRITER_MS, ms)
+	EXPECT_GT(CALL_MS, ms)
 		TH_LOG("a registration waited %lld ms for a registrant's fault",
 		       ms);
 	ASSERT_EQ(0, ue_wait_child(kid, 3 * WAIT_MS, &status));
