@@ -117,8 +117,8 @@ void user_event_log(const char *cmd, int type, int pos)
  * A group's callers see the error_log of the group's instance: its lines
  * go there, where they neither show nor push out the lines of others.
  */
-void user_event_group_log(struct user_event_group *group, const char *cmd,
-			  int type, int pos)
+static void user_event_group_log(struct user_event_group *group,
+				 const char *cmd, int type, int pos)
 {
 	user_event_log_tr(group->tr, cmd, type, pos);
 }
@@ -360,7 +360,7 @@ static DECLARE_WORK(user_event_reap_work, user_event_reap);
 /**
  * user_event_reap_queue - have the reap work delete the unused events now
  */
-void user_event_reap_queue(void)
+static void user_event_reap_queue(void)
 {
 	schedule_work(&user_event_reap_work);
 }

@@ -137,8 +137,6 @@ extern const struct file_operations user_events_data_fops;
 void user_event_log_tr(struct trace_array *tr, const char *cmd, int type,
 		       int pos);
 void user_event_log(const char *cmd, int type, int pos);
-void user_event_group_log(struct user_event_group *group, const char *cmd,
-			  int type, int pos);
 struct user_event *user_event_get(struct user_event_group *group,
 				  struct user_event_format *fmt,
 				  bool multi, const char *cmd, int pos,
@@ -147,7 +145,6 @@ void user_event_put(struct user_event *ue);
 void user_event_put_locked(struct user_event *ue);
 int user_event_delete(struct user_event *ue, struct user_event_group *log);
 bool user_event_going(struct user_event *ue);
-void user_event_reap_queue(void);
 unsigned int user_event_group_max(struct user_event_group *group);
 
 /* trace_events_user_write.c */
