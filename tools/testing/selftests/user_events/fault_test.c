@@ -448,26 +448,19 @@ TEST_F_TIMEOUT(ft, fork_with_enablers, TIMEOUT)
 
 /*
  * Enabling in ftrace: the write succeeds or fails cleanly, and the bits
- * follow whatever state the event ended in.
- *
- * Another event stays enabled meanwhile, so that the trace core's
- * recording of task names is already on.  Its start ignores a failure to
- * register its sched_switch probe (tracing_start_sched_switch()) and its
- * stop then WARNs in tracepoint_probe_unregister(): a defect of that
- * recording, not of user events, which this walk keeps out of its
- * failure points.
+ * follow whatever state the event ended in.  The first enabled event
+ * also starts the trace core's recording of task names, whose failures
+ * the walk goes through too.
  */
 TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 {
 	int n, fd, i, err, ok = 0, failed = 0, efd;
-	static __u32 words[FORK_REGS], kword;
+	static __u32 words[FORK_REGS];
 	char path[UE_PATH_MAX], state[8];
 	bool hit;
 
 	fd = ue_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, EV_OLD " u32 a", &kword, 0, NULL));
-	ASSERT_EQ(0, ue_enable(EV_OLD, true));
 	for (i = 0; i < FORK_REGS; i++)
 		ASSERT_EQ(0, ue_reg(fd, EV_ENA " u32 a", &words[i], i, NULL));
 	efd = open(ue_evpath(path, NULL, EV_ENA, "enable"), O_RDWR);
@@ -502,13 +495,10 @@ TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 	ksft_print_msg("%d failed cleanly, %d succeeded\n", failed, ok);
 	EXPECT_LT(n, MAX_POINTS);
 	close(efd);
-	ASSERT_EQ(0, ue_enable(EV_OLD, false));
 	for (i = 0; i < FORK_REGS; i++)
 		EXPECT_EQ(0, ue_unreg(fd, &words[i], i));
-	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
-	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
 /*
@@ -520,7 +510,7 @@ TEST_F_TIMEOUT(ft, enable, TIMEOUT)
 TEST_F_TIMEOUT(ft, disable_with_perf_attached, TIMEOUT)
 {
 	int n, fd, idx = -1, pfd, efd, err, failed = 0;
-	static __u32 word, kword;
+	static __u32 word;
 	char path[UE_PATH_MAX], *trace = NULL;
 	__u32 val = 7;
 	__u64 count = 0;
@@ -528,8 +518,6 @@ TEST_F_TIMEOUT(ft, disable_with_perf_attached, TIMEOUT)
 
 	fd = ue_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, EV_OLD " u32 a", &kword, 0, NULL));
-	ASSERT_EQ(0, ue_enable(EV_OLD, true));
 	ASSERT_EQ(0, ue_reg(fd, EV_ENA " u32 a", &word, 0, &idx));
 	pfd = ue_perf_open(NULL, EV_ENA);
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(-pfd));
@@ -567,12 +555,9 @@ TEST_F_TIMEOUT(ft, disable_with_perf_attached, TIMEOUT)
 	EXPECT_EQ(0, word);
 	free(trace);
 	close(efd);
-	ASSERT_EQ(0, ue_enable(EV_OLD, false));
 	EXPECT_EQ(0, ue_unreg(fd, &word, 0));
-	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
-	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
 /* Wait (bounded) for the word a work item fixes up to read @want */
@@ -597,14 +582,11 @@ TEST_F_TIMEOUT(ft, enable_word_not_present, TIMEOUT)
 {
 	int n, fd, err, ok = 0, failed = 0, efd;
 	char path[UE_PATH_MAX];
-	static __u32 kword;
 	__u32 *word;
 	bool hit;
 
 	fd = ue_open();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ue_reg(fd, EV_OLD " u32 a", &kword, 0, NULL));
-	ASSERT_EQ(0, ue_enable(EV_OLD, true));
 	word = mmap(NULL, self->page, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, word);
@@ -638,14 +620,11 @@ TEST_F_TIMEOUT(ft, enable_word_not_present, TIMEOUT)
 	ksft_print_msg("%d failed cleanly, %d succeeded\n", failed, ok);
 	EXPECT_LT(n, MAX_POINTS);
 	close(efd);
-	ASSERT_EQ(0, ue_enable(EV_OLD, false));
 	EXPECT_EQ(0, ue_unreg(fd, word, 5));
 	EXPECT_EQ(0, word[0]);
-	EXPECT_EQ(0, ue_unreg(fd, &kword, 0));
 	close(fd);
 	munmap(word, self->page);
 	EXPECT_FALSE(ue_event_exists(NULL, EV_ENA));
-	EXPECT_FALSE(ue_event_exists(NULL, EV_OLD));
 }
 
 int main(int argc, char **argv)
