@@ -365,6 +365,18 @@ static void user_event_reap_queue(void)
 	schedule_work(&user_event_reap_work);
 }
 
+/**
+ * user_event_reap_flush - wait for the reap work queued so far
+ *
+ * An instance's rmdir calls it first: the events of its group that a
+ * tool let go of just before are then deleted, and no longer hold it.
+ * Must not be called with event_mutex held.
+ */
+void user_event_reap_flush(void)
+{
+	flush_work(&user_event_reap_work);
+}
+
 /* trace_event_put_ref() dropped the last reference another event held */
 static void user_event_ref_released(struct trace_event_call *call)
 {

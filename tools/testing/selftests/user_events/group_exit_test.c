@@ -3,8 +3,9 @@
  * The exits of a group's processes.  The events whose last references
  * they held are deleted by the group's own work: the group's
  * registrations, DIAG_IOCSDEL and status reads wait for it, other
- * groups' calls do not, and it never runs for a group that went.  And
- * kernel.user_events_max, the limit of all groups together.
+ * groups' calls do not, and it never runs for a group that went.  The
+ * instance's rmdir after them.  And kernel.user_events_max, the limit of
+ * all groups together.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -160,6 +161,57 @@ TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
 		       EX_EVENTS, GA, total, GB, took);
 	EXPECT_LE(took, total / 4 + 50);
 	/* That read waited for the exit: the instance can go at once */
+	EXPECT_EQ(0, grmdir(GA));
+}
+
+#define RM_EVENTS	200
+#define EV_RM		UE_PREFIX "gr_rm"
+
+/*
+ * A runtime's teardown: the container's process exits while a tool
+ * traces its events, the tool stops, and a read of the group's status
+ * waits for the exit.  The events the tool held when their last
+ * registration went are deleted by the work its stop queued; the
+ * instance's rmdir waits for that work, and succeeds at once.
+ */
+TEST_F_TIMEOUT(group, rmdir_after_tool_stops, TIMEOUT)
+{
+	char path[UE_PATH_MAX], c, *text;
+	int ready[2], go[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = ue_fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u32 *words = calloc(RM_EVENTS / 32 + 1, sizeof(*words));
+		int fa = gopen(GA, "user_events_data", O_RDWR);
+		char cmd[64];
+		int i;
+
+		for (i = 0; words && fa >= 0 && i < RM_EVENTS; i++) {
+			snprintf(cmd, sizeof(cmd), EV_RM "%d u32 a", i);
+			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
+				_exit(1);
+		}
+		if (i < RM_EVENTS || close(fa) || write(ready[1], "", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ue_path(path, "events/%s/enable", SYS_A);
+	ASSERT_EQ(0, ue_write_str(path, "1\n"));
+
+	ASSERT_EQ(1, write(go[1], "", 1));
+	ASSERT_EQ(0, ue_wait_child(pid, 60000, &status));
+	ASSERT_EQ(0, ue_exit_code(status));
+	text = gstatus(GA);
+	EXPECT_NE(NULL, text);
+	free(text);
+	ASSERT_EQ(0, ue_write_str(path, "0\n"));
 	EXPECT_EQ(0, grmdir(GA));
 }
 
