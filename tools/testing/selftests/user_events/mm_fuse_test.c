@@ -5,7 +5,8 @@
  * FUSE page: the enable of its event still returns and other processes
  * still fork.  A word in a shared FUSE page whose READs are withheld never
  * parks a kernel worker.  A registrant whose enable word waits for FUSE
- * delays no other registrant of its file description.
+ * delays no other registrant of its file description.  And a registration
+ * whose last store faults leaves another thread's alone.
  */
 #include <errno.h>
 #include <ctype.h>
@@ -109,6 +110,7 @@ struct fuse_ctl {
 	int opcodes;	/* requests served */
 	int withhold;	/* queue READs, answer the rest, until cleared */
 	int withheld;	/* READs that were queued */
+	int flush;	/* changed: answer the queued READs, withhold on */
 	int writes;	/* WRITEs served */
 };
 
@@ -170,15 +172,19 @@ static void fuse_answer_read(int fd, const struct fuse_held_read *r,
 static struct fuse_held_read fuse_queue[FUSE_NR_HELD];
 static int fuse_nr_queued;
 static long long fuse_queue_end;
+static int fuse_flushed;
 
 /* Answer the withheld READs once the test says so or time is up */
 static void fuse_flush_queue(int fd, struct fuse_ctl *ctl)
 {
+	int flush = ld_int(&ctl->flush);
 	int i;
 
 	if (!fuse_nr_queued ||
-	    (ld_int(&ctl->withhold) && ue_now_ms() < fuse_queue_end))
+	    (ld_int(&ctl->withhold) && flush == fuse_flushed &&
+	     ue_now_ms() < fuse_queue_end))
 		return;
+	fuse_flushed = flush;
 	for (i = 0; i < fuse_nr_queued; i++)
 		fuse_answer_read(fd, &fuse_queue[i], ctl);
 	fuse_nr_queued = 0;
@@ -402,14 +408,14 @@ static char *fuse_map_private(const char *file, int prot)
 	return map;
 }
 
-/* Whether the server withholds a READ within WAIT_MS */
-static bool fuse_wait_withheld(struct fuse_ctl *ctl)
+/* Whether the server has withheld @n READs within WAIT_MS */
+static bool fuse_wait_withheld(struct fuse_ctl *ctl, int n)
 {
 	long long end = ue_now_ms() + WAIT_MS;
 
-	while (!ld_int(&ctl->withheld) && ue_now_ms() < end)
+	while (ld_int(&ctl->withheld) < n && ue_now_ms() < end)
 		usleep(1000);
-	return ld_int(&ctl->withheld) > 0;
+	return ld_int(&ctl->withheld) >= n;
 }
 
 /* What the registrant (a child of the test) shares with the test */
@@ -976,7 +982,7 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	if (kid == 0)
 		_exit(ue_reg(ufd, self->cmd2, (__u32 *)(map + 2 * page_size),
 			     0, NULL) ? 1 : 0);
-	ASSERT_TRUE(fuse_wait_withheld(self->fuse))
+	ASSERT_TRUE(fuse_wait_withheld(self->fuse, 1))
 		TH_LOG("the child's enable word was never read");
 	usleep(100 * 1000);
 
@@ -993,6 +999,98 @@ TEST_F_TIMEOUT(mm, shared_fd_registrant_not_stalled, TIMEOUT)
 	EXPECT_EQ(0, ue_unreg(ufd, &word, 0));
 	close(ufd);
 	munmap(map, FUSE_FILE_SIZE);
+	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
+	EXPECT_TRUE(ue_wait_gone(NULL, self->ev2, ASYNC_MS));
+}
+
+/* --- 4: a registration whose last step faults ------------------------- */
+
+/* The user_reg's file page: the last, the enable word's is the first */
+#define REG_OFF		(FUSE_FILE_SIZE - page_size)
+
+struct reg_thread {
+	int fd;
+	struct user_reg *reg;
+	int ret;
+};
+
+static void *reg_thread_fn(void *arg)
+{
+	struct reg_thread *t = arg;
+
+	t->ret = ioctl(t->fd, DIAG_IOCSREG, t->reg) ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * A DIAG_IOCSREG whose last step, the store of write_index, faults
+ * returns EFAULT and leaves the registrations as they are: another
+ * thread may have unregistered its word and registered the word again
+ * meanwhile, and that registration stays.  Two withheld READs stop the
+ * registering thread where it matters: at its enable word, on a private
+ * FUSE page, and then at its user_reg, whose page (a private copy of
+ * another FUSE page) is dropped from memory meanwhile and unmapped while
+ * its READ is withheld.
+ */
+TEST_F_TIMEOUT(mm, reg_last_store_faults, TIMEOUT)
+{
+	struct reg_thread t = { .fd = -1 };
+	const char *why = NULL;
+	char file[96], *w, *u;
+	pthread_t th;
+	int ffd, ret;
+
+	if (FUSE_FILE_SIZE < 2 * page_size)
+		SKIP(return, "the FUSE file has one page");
+	ret = fuse_start_test(self, file, sizeof(file), &why);
+	if (ret == 1)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret) TH_LOG("FUSE: %s", strerror(-ret));
+	ffd = open(file, O_RDWR);
+	ASSERT_LE(0, ffd);
+	w = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, ffd, 0);
+	ASSERT_NE(MAP_FAILED, w);
+	u = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, ffd,
+		 REG_OFF);
+	ASSERT_NE(MAP_FAILED, u);
+	/* A fault reads its own page only */
+	ASSERT_EQ(0, madvise(w, page_size, MADV_RANDOM));
+	ASSERT_EQ(0, madvise(u, page_size, MADV_RANDOM));
+	t.reg = (struct user_reg *)u;
+	memset(t.reg, 0, sizeof(*t.reg));
+	t.reg->size = sizeof(*t.reg);
+	t.reg->enable_size = sizeof(__u32);
+	t.reg->enable_addr = (uintptr_t)w;
+	t.reg->name_args = (uintptr_t)self->cmd;
+	t.fd = ue_open();
+	ASSERT_LE(0, t.fd);
+
+	st_int(&self->fuse->withhold, 1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, reg_thread_fn, &t));
+	ASSERT_TRUE(fuse_wait_withheld(self->fuse, 1))
+		TH_LOG("the enable word was never read");
+	/* The user_reg was read: its next access must read the file again */
+	ASSERT_EQ(0, madvise(u, page_size, MADV_DONTNEED));
+	ASSERT_EQ(0, posix_fadvise(ffd, REG_OFF, page_size,
+				   POSIX_FADV_DONTNEED));
+	__atomic_add_fetch(&self->fuse->flush, 1, __ATOMIC_SEQ_CST);
+	ASSERT_TRUE(fuse_wait_withheld(self->fuse, 2))
+		TH_LOG("write_index was stored without a fault");
+
+	/* Registered, the thread waits in the store of its write_index */
+	EXPECT_EQ(0, ue_unreg(t.fd, w, 0));
+	EXPECT_EQ(0, ue_reg(t.fd, self->cmd2, (__u32 *)w, 0, NULL));
+	ASSERT_EQ(0, munmap(u, page_size));
+	st_int(&self->fuse->withhold, 0);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EFAULT, t.ret);
+
+	/* The word's registration is the second one, and it is there */
+	EXPECT_EQ(0, ue_unreg(t.fd, w, 0));
+	EXPECT_EQ(-ENOENT, ue_unreg(t.fd, w, 0));
+	close(t.fd);
+	munmap(w, page_size);
+	close(ffd);
 	EXPECT_TRUE(ue_wait_gone(NULL, self->ev, ASYNC_MS));
 	EXPECT_TRUE(ue_wait_gone(NULL, self->ev2, ASYNC_MS));
 }
