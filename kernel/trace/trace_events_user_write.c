@@ -71,7 +71,10 @@ static bool user_event_ftrace_off(struct trace_event_file *file,
 	if (likely(!w->retry))
 		return trace_trigger_soft_disabled(file);
 
+	/* A trigger that needs the record gets it, and the commit drops it */
 	eflags = READ_ONCE(file->flags);
+	if (eflags & EVENT_FILE_FL_TRIGGER_COND)
+		return false;
 	if (eflags & EVENT_FILE_FL_SOFT_DISABLED)
 		return true;
 	return (eflags & EVENT_FILE_FL_PID_FILTER) &&

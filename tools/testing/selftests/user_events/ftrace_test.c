@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
@@ -794,6 +795,53 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 	EXPECT_EQ(-1, hist_hits(hist, 0));
 	free(hist);
 
+	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
+				    O_APPEND, "!hist:keys=a\n", 13));
+	EXPECT_EQ(0, enable_word);
+}
+
+#define HIST_WRITES	10
+
+/*
+ * A hist trigger on an event that is not enabled (soft disabled) counts
+ * every write, also one whose payload was not in memory: the second pass
+ * of the write, once the payload is faulted in, gives the trigger its
+ * record as the first one does.  The index sits at the end of one page
+ * and the payload (zeros) on the next, dropped before each write.
+ */
+TEST_F_TIMEOUT(ftrace, hist_trigger_payload_not_resident, TIMEOUT)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char path[UE_PATH_MAX], *map, *hist;
+	struct iovec io[2];
+	int idx = -1, i;
+
+	ASSERT_EQ(0, ue_reg(self->fd, EV_HIST " u32 a; u32 b", &enable_word,
+			    0, &idx));
+	ue_evpath(path, NULL, EV_HIST, "trigger");
+	ASSERT_EQ(0, ue_write_str(path, "hist:keys=a\n"));
+	EXPECT_EQ(1, enable_word);
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memcpy(map + page - sizeof(idx), &idx, sizeof(idx));
+	io[0].iov_base = &idx;
+	io[0].iov_len = sizeof(idx);
+	io[1].iov_base = map + page;
+	io[1].iov_len = 2 * sizeof(__u32);
+
+	for (i = 0; i < HIST_WRITES; i++) {
+		ASSERT_EQ(0, madvise(map + page, page, MADV_DONTNEED));
+		EXPECT_EQ(12, write(self->fd, map + page - sizeof(idx), 12));
+		ASSERT_EQ(0, madvise(map + page, page, MADV_DONTNEED));
+		EXPECT_EQ(12, writev(self->fd, io, 2));
+	}
+
+	hist = ue_read_file(ue_evpath(path, NULL, EV_HIST, "hist"));
+	ASSERT_NE(NULL, hist);
+	EXPECT_EQ(2 * HIST_WRITES, hist_hits(hist, 0)) TH_LOG("%s", hist);
+	free(hist);
+	munmap(map, 2 * page);
 	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
 				    O_APPEND, "!hist:keys=a\n", 13));
 	EXPECT_EQ(0, enable_word);
