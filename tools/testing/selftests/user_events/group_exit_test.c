@@ -93,6 +93,37 @@ FIXTURE_TEARDOWN_PARENT(group)
 		cleanup();
 }
 
+/*
+ * Fork a process that registers @n events "@prefix<i>" in GA and closes
+ * its file, so that only its registrations hold them, then says so on
+ * @ready and exits when told on @go.  Its pid, or -1.
+ */
+static pid_t ga_registrant(int n, const char *prefix, int ready[2],
+			   int go[2])
+{
+	pid_t pid = ue_fork();
+	char c;
+
+	if (pid == 0) {
+		__u32 *words = calloc(n / 32 + 1, sizeof(*words));
+		int fa = gopen(GA, "user_events_data", O_RDWR);
+		char cmd[64];
+		int i;
+
+		for (i = 0; words && fa >= 0 && i < n; i++) {
+			snprintf(cmd, sizeof(cmd), "%s%d u32 a", prefix, i);
+			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
+				_exit(1);
+		}
+		if (i < n || close(fa) || write(ready[1], "", 1) != 1)
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(ready[1]);
+	close(go[0]);
+	return pid;
+}
+
 #define EX_EVENTS	2000
 #define EV_EX		UE_PREFIX "gr_ex"
 
@@ -115,26 +146,8 @@ TEST_F_TIMEOUT(group, exit_waits_for_its_group_only, TIMEOUT)
 
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
-	pid = ue_fork();
+	pid = ga_registrant(EX_EVENTS, EV_EX, ready, go);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		__u32 *words = calloc(EX_EVENTS / 32 + 1, sizeof(*words));
-		int fa = gopen(GA, "user_events_data", O_RDWR);
-		char cmd[64];
-		int i;
-
-		for (i = 0; words && fa >= 0 && i < EX_EVENTS; i++) {
-			snprintf(cmd, sizeof(cmd), EV_EX "%d u32 a", i);
-			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
-				_exit(1);
-		}
-		/* Then only the registrations hold the events */
-		if (i < EX_EVENTS || close(fa) || write(ready[1], "", 1) != 1)
-			_exit(1);
-		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(ready[1]);
-	close(go[0]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	fb = gopen(GB, "user_events_data", O_RDWR);
 	ASSERT_LE(0, fb);
@@ -182,25 +195,8 @@ TEST_F_TIMEOUT(group, rmdir_after_tool_stops, TIMEOUT)
 
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
-	pid = ue_fork();
+	pid = ga_registrant(RM_EVENTS, EV_RM, ready, go);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		__u32 *words = calloc(RM_EVENTS / 32 + 1, sizeof(*words));
-		int fa = gopen(GA, "user_events_data", O_RDWR);
-		char cmd[64];
-		int i;
-
-		for (i = 0; words && fa >= 0 && i < RM_EVENTS; i++) {
-			snprintf(cmd, sizeof(cmd), EV_RM "%d u32 a", i);
-			if (ue_reg(fa, cmd, &words[i / 32], i % 32, NULL))
-				_exit(1);
-		}
-		if (i < RM_EVENTS || close(fa) || write(ready[1], "", 1) != 1)
-			_exit(1);
-		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(ready[1]);
-	close(go[0]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	ue_path(path, "events/%s/enable", SYS_A);
 	ASSERT_EQ(0, ue_write_str(path, "1\n"));
