@@ -1086,6 +1086,10 @@ TEST_F_TIMEOUT(mm, reg_last_store_faults, TIMEOUT)
 	EXPECT_EQ(-EFAULT, t.ret);
 
 	/* The word's registration is the second one, and it is there */
+	ASSERT_EQ(0, ue_enable(self->ev2, true));
+	EXPECT_EQ(1, *(__u32 *)w & 1);
+	ASSERT_EQ(0, ue_enable(self->ev2, false));
+	EXPECT_EQ(0, *(__u32 *)w & 1);
 	EXPECT_EQ(0, ue_unreg(t.fd, w, 0));
 	EXPECT_EQ(-ENOENT, ue_unreg(t.fd, w, 0));
 	close(t.fd);
