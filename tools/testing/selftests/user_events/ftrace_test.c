@@ -764,6 +764,17 @@ static long hist_hits(const char *hist, unsigned long long key)
 	return -1;
 }
 
+/* Put a "keys=a" hist trigger on EV_HIST, or take it off; 0 or -errno */
+static int hist_trigger_set(bool on)
+{
+	char path[UE_PATH_MAX];
+
+	ue_evpath(path, NULL, EV_HIST, "trigger");
+	if (on)
+		return ue_write_str(path, "hist:keys=a\n");
+	return ue_write_flags(path, O_APPEND, "!hist:keys=a\n", 13);
+}
+
 TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 {
 	char path[UE_PATH_MAX];
@@ -773,8 +784,7 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 
 	ASSERT_EQ(0, ue_reg(self->fd, EV_HIST " u32 a; u32 b", &enable_word,
 			    0, &idx));
-	ue_evpath(path, NULL, EV_HIST, "trigger");
-	ASSERT_EQ(0, ue_write_str(path, "hist:keys=a\n"));
+	ASSERT_EQ(0, hist_trigger_set(true));
 
 	/* A hist trigger is a listener: the bit is set */
 	EXPECT_EQ(1, enable_word);
@@ -795,8 +805,7 @@ TEST_F_TIMEOUT(ftrace, hist_trigger, TIMEOUT)
 	EXPECT_EQ(-1, hist_hits(hist, 0));
 	free(hist);
 
-	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
-				    O_APPEND, "!hist:keys=a\n", 13));
+	ASSERT_EQ(0, hist_trigger_set(false));
 	EXPECT_EQ(0, enable_word);
 }
 
@@ -818,8 +827,7 @@ TEST_F_TIMEOUT(ftrace, hist_trigger_payload_not_resident, TIMEOUT)
 
 	ASSERT_EQ(0, ue_reg(self->fd, EV_HIST " u32 a; u32 b", &enable_word,
 			    0, &idx));
-	ue_evpath(path, NULL, EV_HIST, "trigger");
-	ASSERT_EQ(0, ue_write_str(path, "hist:keys=a\n"));
+	ASSERT_EQ(0, hist_trigger_set(true));
 	EXPECT_EQ(1, enable_word);
 	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -842,8 +850,7 @@ TEST_F_TIMEOUT(ftrace, hist_trigger_payload_not_resident, TIMEOUT)
 	EXPECT_EQ(2 * HIST_WRITES, hist_hits(hist, 0)) TH_LOG("%s", hist);
 	free(hist);
 	munmap(map, 2 * page);
-	ASSERT_EQ(0, ue_write_flags(ue_evpath(path, NULL, EV_HIST, "trigger"),
-				    O_APPEND, "!hist:keys=a\n", 13));
+	ASSERT_EQ(0, hist_trigger_set(false));
 	EXPECT_EQ(0, enable_word);
 }
 

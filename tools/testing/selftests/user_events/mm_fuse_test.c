@@ -1018,7 +1018,7 @@ static void *reg_thread_fn(void *arg)
 {
 	struct reg_thread *t = arg;
 
-	t->ret = ioctl(t->fd, DIAG_IOCSREG, t->reg) ? -errno : 0;
+	t->ret = ue_reg_raw(t->fd, t->reg);
 	return NULL;
 }
 
