@@ -11,6 +11,10 @@ except that a parent which says "not ok" while none of its leaves failed
 (a crash, a timeout) counts as one failure.  "# SKIP" results are skipped,
 never passed.  printk timestamps ("[  1.234] ") are ignored.
 
+A failure is printed with the diagnostic lines its test printed before
+its result (the last DIAG_LINES of them), so that the tail of a CI log
+says why.
+
 Prints "N passed, N failed, N skipped"; exits 1 when anything failed or
 nothing ran.
 """
@@ -19,6 +23,8 @@ import sys
 
 RESULT = re.compile(r'^(?P<lead>(?:# |\s)*)(?P<not>not )?ok (?P<num>\d+)\b\s*(?P<rest>.*)$')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+DIAG = re.compile(r'^(?:    )*(?:# )*')
+DIAG_LINES = 12
 
 
 def depth(lead):
@@ -39,10 +45,22 @@ def count(lines, listing, src):
     passed = failed = skipped = 0
     deeper = {}       # depth -> a result was seen deeper since the last at this depth
     deeper_fail = {}  # depth -> a deeper result failed since then
+    diag = {}         # depth -> diagnostic lines since the last result there
+    last = None       # the depth the last diagnostic line went to
     for raw in lines:
         line = STAMP.sub('', raw.rstrip('\r\n'))
         m = RESULT.match(line)
         if not m:
+            # One level deeper than the result it belongs to: KUnit
+            # indents and then says "# ", kselftest prefixes "# ".  A
+            # line without "# " (KUnit's "Expected ..." that follows its
+            # "# ...: EXPECTATION FAILED") goes with the line before.
+            lead = DIAG.match(line).group(0)
+            if lead.endswith('# '):
+                last = depth(lead) - 1
+            if last is not None:
+                diag.setdefault(last, []).append(line)
+                del diag[last][:-DIAG_LINES]
             continue
         d = depth(m.group('lead'))
         ok = not m.group('not')
@@ -51,6 +69,8 @@ def count(lines, listing, src):
             (rest[2:].strip().upper() if rest.startswith('# ') else '')
         parent = deeper.get(d, False)
         child_failed = deeper_fail.get(d, False)
+        # with what a test that never reported said (a crash, a timeout)
+        said = diag.pop(d, []) + diag.pop(d + 1, [])
         deeper[d] = deeper_fail[d] = False
         for k in range(d):
             deeper[k] = True
@@ -61,8 +81,9 @@ def count(lines, listing, src):
                 failed += 1
                 for k in range(d):
                     deeper_fail[k] = True
-                if listing:
-                    print('FAIL  %s: %s (crashed or timed out)' % (src, line.strip()))
+                print('FAIL  %s: %s (crashed or timed out)' % (src, line.strip()))
+                for text in said:
+                    print('      %s' % text.strip())
             continue
         if directive.startswith('SKIP') or directive.startswith('TODO'):
             skipped += 1
@@ -75,6 +96,9 @@ def count(lines, listing, src):
             kind = 'FAIL'
         if listing or kind == 'FAIL':
             print('%-5s %s: %s' % (kind, src, line.strip()))
+        if kind == 'FAIL':
+            for text in said:
+                print('      %s' % text.strip())
     return passed, failed, skipped
 
 
