@@ -23,7 +23,7 @@ import sys
 
 RESULT = re.compile(r'^(?P<lead>(?:# |\s)*)(?P<not>not )?ok (?P<num>\d+)\b\s*(?P<rest>.*)$')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-DIAG = re.compile(r'^(?:    )*(?:# )*')
+DIAG = re.compile(r'^(?:# |    )*')
 DIAG_LINES = 12
 
 
@@ -47,6 +47,7 @@ def count(lines, listing, src):
     deeper_fail = {}  # depth -> a deeper result failed since then
     diag = {}         # depth -> diagnostic lines since the last result there
     last = None       # the depth the last diagnostic line went to
+    seq = 0
     for raw in lines:
         line = STAMP.sub('', raw.rstrip('\r\n'))
         m = RESULT.match(line)
@@ -59,7 +60,8 @@ def count(lines, listing, src):
             if lead.endswith('# '):
                 last = depth(lead) - 1
             if last is not None:
-                diag.setdefault(last, []).append(line)
+                seq += 1
+                diag.setdefault(last, []).append((seq, line))
                 del diag[last][:-DIAG_LINES]
             continue
         d = depth(m.group('lead'))
@@ -70,7 +72,9 @@ def count(lines, listing, src):
         parent = deeper.get(d, False)
         child_failed = deeper_fail.get(d, False)
         # with what a test that never reported said (a crash, a timeout)
-        said = diag.pop(d, []) + diag.pop(d + 1, [])
+        said = sorted(diag.pop(d, []) + diag.pop(d + 1, []))
+        for k in [k for k in diag if k > d]:
+            del diag[k]
         deeper[d] = deeper_fail[d] = False
         for k in range(d):
             deeper[k] = True
@@ -82,7 +86,7 @@ def count(lines, listing, src):
                 for k in range(d):
                     deeper_fail[k] = True
                 print('FAIL  %s: %s (crashed or timed out)' % (src, line.strip()))
-                for text in said:
+                for _, text in said:
                     print('      %s' % text.strip())
             continue
         if directive.startswith('SKIP') or directive.startswith('TODO'):
@@ -97,7 +101,7 @@ def count(lines, listing, src):
         if listing or kind == 'FAIL':
             print('%-5s %s: %s' % (kind, src, line.strip()))
         if kind == 'FAIL':
-            for text in said:
+            for _, text in said:
                 print('      %s' % text.strip())
     return passed, failed, skipped
 
